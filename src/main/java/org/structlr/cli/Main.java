@@ -1,0 +1,45 @@
+package org.structlr.cli;
+
+import org.structlr.data.BadInputException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code structlr} command line. Exit codes: 0 success, 2 bad usage or bad input, 1 failure.
+ */
+@Command(name = "structlr", mixinStandardHelpOptions = true, version = "structlr 0.1.0",
+        description = "Structured learning via logistic regression: CRFs with any logistic-loss function class.",
+        subcommands = {InferCommand.class, BenchCommand.class})
+public final class Main implements Runnable {
+    public static final int EXIT_OK = 0;
+    public static final int EXIT_FAILURE = 1;
+    public static final int EXIT_USAGE = 2;
+
+    @Override
+    public void run() {
+        CommandLine.usage(this, System.out);
+    }
+
+    /** Runs a command line and returns its exit code (used by tests, which must not call System.exit). */
+    public static int execute(String... args) {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+            if (ex instanceof BadInputException) {
+                cmd.getErr().println("error: " + ex.getMessage());
+                return EXIT_USAGE;
+            }
+            cmd.getErr().println("failed: " + ex);
+            return EXIT_FAILURE;
+        });
+        cl.setParameterExceptionHandler((ex, a) -> {
+            ex.getCommandLine().getErr().println("error: " + ex.getMessage());
+            ex.getCommandLine().getErr().println("try: structlr " + ex.getCommandLine().getCommandName() + " --help");
+            return EXIT_USAGE;
+        });
+        return cl.execute(args);
+    }
+
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+}

@@ -1,0 +1,84 @@
+package org.structlr.inference;
+
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.structlr.graph.FactorGraph;
+
+/**
+ * Entropy-smoothed LP inference by star updates on the dual (DESIGN §1). Implementations keep
+ * their messages between calls, so changing the potentials and iterating again is a warm start.
+ *
+ * <p>Conventions shared by every implementation:
+ * <ul>
+ *   <li>potentials: unary {@code [V, L]} and pairwise {@code [E, L*L]} (edge (i, j) flattened as
+ *       {@code y_i * L + y_j}), with {@code L = graph().maxLabels()}; entries of labels a variable
+ *       does not have are ignored; minus infinity is a hard constraint; NaN and plus infinity are
+ *       refused.</li>
+ *   <li>messages: {@code [E, 2, L]}, {@code [e, 0, :]} is lambda from edge e to its first variable,
+ *       {@code [e, 1, :]} to its second, in the units of the potentials. An impossible label carries
+ *       minus infinity.</li>
+ *   <li>one iteration (sweep) = one star update at every variable, colour class by colour class.</li>
+ * </ul>
+ */
+public interface MessagePassing extends AutoCloseable {
+
+    FactorGraph graph();
+
+    double eps();
+
+    /** Sets the potentials and keeps the current messages (warm start). */
+    void setPotentials(INDArray unary, INDArray pairwise);
+
+    /** Runs {@code sweeps} full sweeps of star updates. */
+    void iterate(int sweeps);
+
+    /** Iterates until the duality gap is at most {@code stop.gapTolerance()} or the iteration limit. */
+    default InferenceResult run(StopRule stop) {
+        int done = 0;
+        double gap = Double.NaN;
+        while (done < stop.maxIterations()) {
+            int k = Math.min(stop.checkEvery(), stop.maxIterations() - done);
+            iterate(k);
+            done += k;
+            if (stop.gapTolerance() > 0) {
+                gap = gap();
+                if (gap <= stop.gapTolerance()) break;
+            }
+        }
+        double d = dual(), p = primal();
+        return new InferenceResult(done, d, p, d - p, d - p <= stop.gapTolerance());
+    }
+
+    /** The smoothed dual A(lambda, theta) at the current messages. */
+    double dual();
+
+    /** theta . b + eps * (sum_i H(b_i) + sum_a H(b_a)) at the beliefs of the current messages. */
+    double primal();
+
+    default double gap() {
+        return dual() - primal();
+    }
+
+    /** {@code [V, L]} pseudo-marginals of the variables (zero on impossible labels). */
+    INDArray unaryBeliefs();
+
+    /** {@code [E, L*L]} pseudo-marginals of the edges. */
+    INDArray pairBeliefs();
+
+    /** The label of largest unary belief for every variable. */
+    int[] decode();
+
+    /** A copy of the messages, {@code [E, 2, L]}. */
+    INDArray messages();
+
+    /** Replaces the messages (a warm start from given messages). */
+    void setMessages(INDArray messages);
+
+    /** All messages back to zero (impossible labels keep minus infinity). */
+    void resetMessages();
+
+    /** {@code [V, L]}: sum over the edges a containing i of lambda_{a->i}(y). */
+    INDArray incomingMessageSums();
+
+    @Override
+    default void close() {}
+}

@@ -1,0 +1,17 @@
+package org.structlr.inference;
+
+/**
+ * When message passing stops: after {@code maxIterations} sweeps, or as soon as the duality gap,
+ * checked every {@code checkEvery} sweeps, is at most {@code gapTolerance} (0 disables the check).
+ */
+public record StopRule(int maxIterations, double gapTolerance, int checkEvery) {
+    public StopRule {
+        if (maxIterations < 0) throw new IllegalArgumentException("iterations must be at least 0, got " + maxIterations);
+        if (!(gapTolerance >= 0)) throw new IllegalArgumentException("tolerance must be at least 0, got " + gapTolerance);
+        if (checkEvery < 1) throw new IllegalArgumentException("checkEvery must be at least 1, got " + checkEvery);
+    }
+
+    public static StopRule iterations(int n) {
+        return new StopRule(n, 0, Math.max(1, n));
+    }
+}
