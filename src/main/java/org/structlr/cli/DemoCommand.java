@@ -7,6 +7,7 @@ import org.structlr.data.DenoisingGenerator;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.OracleKind;
 import org.structlr.learn.Training;
+import org.structlr.viz.Plots;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -55,7 +56,10 @@ final class DemoCommand implements Callable<Integer> {
             res = Training.train(ds, unary, pairwise, settings, threads, progress);
         }
         TrainCommand.write(res, out.resolve("model"), out.resolve("report.json"), out.resolve("curve.csv"));
-        System.out.println("model, report.json and curve.csv written to " + out);
+        String name = unary.cliName() + "/" + pairwise.cliName();
+        Plots.errorCurves(out.resolve("errors.png"), "denoising: error against iteration", java.util.Map.of(name, res.curve()));
+        Plots.objectiveCurves(out.resolve("objective.png"), "denoising: objective against iteration", java.util.Map.of(name, res.curve()));
+        System.out.println("model, report.json, curve.csv, errors.png and objective.png written to " + out);
         return Main.EXIT_OK;
     }
 }
