@@ -104,8 +104,8 @@ public final class Example {
         }
         for (int k = 0; k < values.length; k++) {
             if (!Float.isFinite(values[k])) {
-                throw bad("array '" + name + "' holds a non-finite value (" + values[k] + ", NaN or infinite) at row "
-                        + k / dim + ", column " + k % dim);
+                throw bad("array '" + name + "' holds " + values[k] + " at row " + k / dim + ", column " + k % dim
+                        + " (non-finite: NaN or infinite features are not allowed)");
             }
         }
         return values.length / dim;
