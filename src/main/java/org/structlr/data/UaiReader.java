@@ -104,7 +104,7 @@ public final class UaiReader {
     /** Parses UAI text from {@code in}; {@code file} only names the source in error messages. */
     public static Model parse(Path file, Reader in) throws IOException {
         Tokens t = new Tokens(file, in);
-        String type = t.next("the network type (MARKOV)");
+        String type = t.next(null);
         if (type == null) throw new BadInputException(file, "file is empty");
         if (!type.equalsIgnoreCase("MARKOV")) {
             if (type.equalsIgnoreCase("BAYES")) {
