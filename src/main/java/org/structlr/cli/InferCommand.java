@@ -21,6 +21,7 @@ import org.structlr.data.BadInputException;
 import org.structlr.data.UaiReader;
 import org.structlr.graph.Coloring;
 import org.structlr.graph.FactorGraph;
+import org.structlr.inference.GraphMessagePassing;
 import org.structlr.inference.InferenceResult;
 import org.structlr.inference.MessagePassing;
 import org.structlr.inference.StopRule;
@@ -176,17 +177,16 @@ final class InferCommand implements Callable<Integer> {
     static MessagePassing newEngine(Engine kind, FactorGraph g, double eps) {
         Coloring c = Coloring.greedy(g);
         return switch (kind) {
-            case graph -> construct("GraphMessagePassing",
-                    new Class<?>[] {FactorGraph.class, Coloring.class, double.class, DataType.class}, g, c, eps, DataType.DOUBLE);
+            case graph -> new GraphMessagePassing(g, c, eps, DataType.DOUBLE);
             case loop -> construct("LoopMessagePassing",
                     new Class<?>[] {FactorGraph.class, Coloring.class, double.class}, g, c, eps);
         };
     }
 
     /**
-     * Calls the public constructor {@code org.structlr.inference.<simpleName>(types)}. The engines
-     * are looked up by name so that this command builds whichever of them the build contains;
-     * a missing one is an {@link UnsupportedOperationException} naming it.
+     * Calls the public constructor {@code org.structlr.inference.<simpleName>(types)}. Engines not
+     * yet in every build are looked up by name, so that the commands build whichever of them
+     * exist; a missing one is an {@link UnsupportedOperationException} naming it.
      */
     static MessagePassing construct(String simpleName, Class<?>[] types, Object... args) {
         String name = "org.structlr.inference." + simpleName;
