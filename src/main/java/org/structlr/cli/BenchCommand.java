@@ -96,8 +96,12 @@ final class BenchCommand implements Callable<Integer> {
         Files.createDirectories(out.getParent());
         InferCommand.checkWritable(out);
 
-        if (threads != null) setThreads(threads);
         PrintWriter w = spec.commandLine().getOut();
+        if (threads != null && setThreads(threads) != threads) {
+            spec.commandLine().getErr().println("warning: --threads " + threads + " is above the native thread pool of "
+                    + Nd4j.getEnvironment().maxThreads() + "; using " + Nd4j.getEnvironment().maxMasterThreads()
+                    + " (set OMP_NUM_THREADS before starting Java for more)");
+        }
         String header = environment();
         w.println(header);
         w.println(tableHeader());
@@ -127,13 +131,22 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /**
-     * Threads of the ND4J native (libnd4j) backend in 1.0.0-M2.1: {@code Environment.setMaxThreads}
-     * caps the OpenMP threads of every op and {@code setMaxMasterThreads} the threads that split
-     * an op's outer loop; the BLAS library (only matrix products) has its own setting. None of
-     * them is read once at start-up, so setting them here, before any engine exists, takes effect.
-     * On CUDA they only affect host-side work.
+     * Threads of the ND4J native (libnd4j) backend in 1.0.0-M2.1 (observed: after
+     * {@code setMaxThreads(1)} {@code maxThreads()} still reports the pool size, while
+     * {@code maxMasterThreads()} follows; a timing check needs an otherwise idle machine):
+     * <ul>
+     *   <li>{@code Environment.setMaxMasterThreads(n)} is the knob that works: libnd4j's
+     *       {@code Threads::parallel_for} splits every op over this many threads of its pool.</li>
+     *   <li>{@code Environment.setMaxThreads(n)} is accepted but ignored ({@code maxThreads()} keeps
+     *       the pool size): the pool is sized once, at start-up, from {@code OMP_NUM_THREADS}
+     *       (else the core count). So {@code --threads} can lower the threads below the pool but
+     *       not raise them above it; set {@code OMP_NUM_THREADS} before starting Java for that.
+     *       Master threads above the pool size are capped by libnd4j.</li>
+     *   <li>The BLAS library (only matrix products) has its own pool: {@code Blas.setMaxThreads}.</li>
+     * </ul>
+     * On CUDA they only affect host-side work. Returns the effective per-op thread count.
      */
-    static void setThreads(int n) {
+    static int setThreads(int n) {
         Nd4j.getEnvironment().setMaxThreads(n);
         Nd4j.getEnvironment().setMaxMasterThreads(n);
         try {
@@ -141,6 +154,7 @@ final class BenchCommand implements Callable<Integer> {
         } catch (RuntimeException ignored) {
             // A backend without a settable BLAS pool (e.g. CUDA): nothing to cap.
         }
+        return Nd4j.getEnvironment().maxMasterThreads();
     }
 
     /** The three cases; the engines are built lazily, one at a time, so only one lives at once. */
@@ -258,8 +272,8 @@ final class BenchCommand implements Callable<Integer> {
                 + "- Java: " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")\n"
                 + "- ND4J: " + nd4jVersion() + ", backend " + backend
                 + ", BLAS " + blas + "\n"
-                + "- OpenMP threads: " + Nd4j.getEnvironment().maxThreads()
-                + " (master threads " + Nd4j.getEnvironment().maxMasterThreads() + ")\n"
+                + "- native threads (OpenMP / libnd4j): " + Nd4j.getEnvironment().maxMasterThreads() + " per op, pool of "
+                + Nd4j.getEnvironment().maxThreads() + " (OMP_NUM_THREADS=" + System.getenv().getOrDefault("OMP_NUM_THREADS", "unset") + ")\n"
                 + "- cores: " + rt.availableProcessors() + ", OS: " + System.getProperty("os.name") + " "
                 + System.getProperty("os.arch") + ", max heap " + rt.maxMemory() / (1 << 20) + " MiB\n";
     }

@@ -81,7 +81,7 @@ final class InferCommand implements Callable<Integer> {
     Path output;
 
     @Option(names = "--engine", paramLabel = "ENGINE", defaultValue = "graph",
-            description = "graph (ND4J, batched by colour) or loop (plain Java) (default: ${DEFAULT-VALUE}).")
+            description = "One of ${COMPLETION-CANDIDATES}: graph = ND4J, batched by colour; loop = plain Java (default: ${DEFAULT-VALUE}).")
     Engine engine;
 
     @Override
