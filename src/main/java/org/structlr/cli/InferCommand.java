@@ -194,8 +194,8 @@ final class InferCommand implements Callable<Integer> {
         try {
             ctor = Class.forName(name).getConstructor(types);
         } catch (ClassNotFoundException | NoSuchMethodException e) {
-            throw new UnsupportedOperationException("engine " + simpleName + Arrays.toString(types)
-                    .replace('[', '(').replace(']', ')') + " is not in this build", e);
+            String sig = Arrays.stream(types).map(Class::getSimpleName).collect(java.util.stream.Collectors.joining(", "));
+            throw new UnsupportedOperationException("engine " + simpleName + "(" + sig + ") is not in this build", e);
         }
         try {
             return (MessagePassing) ctor.newInstance(args);
