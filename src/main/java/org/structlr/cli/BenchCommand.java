@@ -93,7 +93,11 @@ final class BenchCommand implements Callable<Integer> {
         }
         Path out = output.toAbsolutePath();
         if (Files.isDirectory(out)) throw new org.structlr.data.BadInputException(out, "output is a directory");
-        Files.createDirectories(out.getParent());
+        try {
+            Files.createDirectories(out.getParent());
+        } catch (IOException e) {
+            throw new org.structlr.data.BadInputException(out, "cannot create the output folder: " + e);
+        }
         InferCommand.checkWritable(out);
 
         PrintWriter w = spec.commandLine().getOut();
