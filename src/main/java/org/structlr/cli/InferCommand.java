@@ -16,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.nd4j.linalg.api.buffer.DataType;
-import org.nd4j.linalg.api.ndarray.INDArray;
 import org.structlr.data.BadInputException;
 import org.structlr.data.UaiReader;
 import org.structlr.graph.Coloring;
@@ -104,13 +103,13 @@ final class InferCommand implements Callable<Integer> {
         try (MessagePassing mp = newEngine(engine, g, eps)) {
             mp.setPotentials(model.unary(DataType.DOUBLE), model.pairwise(DataType.DOUBLE));
             InferenceResult r = mp.run(new StopRule(iterations, tolerance, CHECK_EVERY));
-            INDArray beliefs = mp.unaryBeliefs().castTo(DataType.DOUBLE);
+            double[][] beliefs = mp.unaryBeliefs().castTo(DataType.DOUBLE).toDoubleMatrix();
             int[] labels = mp.decode();
             double[][] marginals = new double[g.numVariables()][];
             for (int i = 0; i < g.numVariables(); i++) {
                 marginals[i] = new double[g.numLabels(i)];
                 for (int y = 0; y < g.numLabels(i); y++) {
-                    double b = beliefs.getDouble(i, y);
+                    double b = beliefs[i][y];
                     if (!Double.isFinite(b)) {
                         throw new IllegalStateException("inference produced a non-finite marginal " + b + " for variable " + i + " label " + y);
                     }
