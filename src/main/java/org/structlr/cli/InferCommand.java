@@ -71,7 +71,7 @@ final class InferCommand implements Callable<Integer> {
     int iterations;
 
     @Option(names = "--tolerance", paramLabel = "GAP", defaultValue = "1e-6",
-            description = "Stop when the duality gap, checked every " + CHECK_EVERY + " sweeps, is at most this; "
+            description = "Stop when the duality gap (its absolute value), checked every " + CHECK_EVERY + " sweeps, is at most this; "
                     + "0 runs all iterations (default: ${DEFAULT-VALUE}).")
     double tolerance;
 
@@ -102,7 +102,7 @@ final class InferCommand implements Callable<Integer> {
         Map<String, Object> json = new LinkedHashMap<>();
         try (MessagePassing mp = newEngine(engine, g, eps)) {
             mp.setPotentials(model.unary(DataType.DOUBLE), model.pairwise(DataType.DOUBLE));
-            InferenceResult r = mp.run(new StopRule(iterations, tolerance, CHECK_EVERY));
+            InferenceResult r = run(mp, new StopRule(iterations, tolerance, CHECK_EVERY));
             double[][] beliefs = mp.unaryBeliefs().castTo(DataType.DOUBLE).toDoubleMatrix();
             int[] labels = mp.decode();
             double[][] marginals = new double[g.numVariables()][];
@@ -136,6 +136,24 @@ final class InferCommand implements Callable<Integer> {
             writeAtomically(out, bytes);
         }
         return Main.EXIT_OK;
+    }
+
+    /**
+     * Like {@link MessagePassing#run}, but stops on the absolute gap. Away from the optimum the
+     * beliefs are not locally consistent and the "primal" at them can exceed the dual: the gap is
+     * sum over edge ends of lambda . (marginal of b_a - b_i), which may be negative. A negative gap
+     * larger than the tolerance is not convergence.
+     */
+    static InferenceResult run(MessagePassing mp, StopRule stop) {
+        int done = 0;
+        while (done < stop.maxIterations()) {
+            int k = Math.min(stop.checkEvery(), stop.maxIterations() - done);
+            mp.iterate(k);
+            done += k;
+            if (stop.gapTolerance() > 0 && Math.abs(mp.gap()) <= stop.gapTolerance()) break;
+        }
+        double d = mp.dual(), p = mp.primal();
+        return new InferenceResult(done, d, p, d - p, Math.abs(d - p) <= stop.gapTolerance());
     }
 
     private static Double finiteOrNull(double v) {
