@@ -15,9 +15,7 @@ import org.nd4j.linalg.api.ops.impl.transforms.strict.Exp;
 import org.nd4j.linalg.api.ops.impl.transforms.strict.Log;
 import org.nd4j.linalg.api.ops.impl.transforms.strict.SoftPlus;
 import org.nd4j.linalg.factory.Nd4j;
-import org.nd4j.linalg.indexing.BooleanIndexing;
 import org.nd4j.linalg.indexing.NDArrayIndex;
-import org.nd4j.linalg.indexing.conditions.Conditions;
 import org.nd4j.linalg.ops.transforms.Transforms;
 import org.structlr.graph.FactorGraph;
 import org.structlr.graph.Grids;
@@ -522,63 +520,135 @@ public final class GridMessagePassing implements MessagePassing {
     }
 
     // ---- dual, primal, beliefs (not in the hot loop; these allocate) -----------------------
+    // Everything stays in the plane layout: element-wise ops over contiguous views, no permutes,
+    // no reductions except the final sums.
 
-    /** Element-wise log-sum-exp over the rows of {@code x} [K, m] -> [m]; all -inf gives -inf. */
-    private static INDArray lseRows(INDArray x) {
-        INDArray mx = x.max(0);
-        INDArray mxc = Transforms.max(mx, -BIG, false);
-        INDArray s = Transforms.exp(x.subRowVector(mxc), false).sum(0);
-        return Transforms.log(s, false).addi(mxc);
+    /** out = element-wise log-sum-exp of equal-length planes; all -inf gives -inf, never NaN. */
+    private static void lsePlanes(INDArray[] planes, INDArray out) {
+        INDArray mx = planes[0].dup();
+        for (int i = 1; i < planes.length; i++) max(mx, planes[i], mx);
+        maxScalar(mx, -BIG, mx);
+        INDArray s = Nd4j.zerosLike(mx), t = Nd4j.zerosLike(mx);
+        for (INDArray p : planes) {
+            sub(p, mx, t);
+            exp(t, t);
+            add(s, t, s);
+        }
+        log(s, s);
+        add(s, mx, out);
     }
 
-    /** Colour-0 edge scores X[(yo*L + y)][d*2n + jn] = P + own message + neighbour message. */
-    private INDArray pairScores() {
-        final int L = labels, n2 = 2 * n;
+    private INDArray plane(INDArray base, long offset) {
+        return view(base, offset, 2L * n);
+    }
+
+    private INDArray[] unaryPlanes(int col) {
+        INDArray[] ps = new INDArray[labels];
+        for (int y = 0; y < labels; y++) ps[y] = plane(u[col], (long) y * 2 * n);
+        return ps;
+    }
+
+    /** z[yo][d][y][jn] of colour 0 = P + own message + neighbour message: the edge scores, each edge once. */
+    private void pairScores() {
         fillZ(0);
-        for (int yo = 0; yo < L; yo++) add(zYo[yo], lam[0], zYo[yo]);
-        return z.reshape(L, 4, L, n2).permute(0, 2, 1, 3).dup('c').reshape((long) L * L, 4L * n2);
+        for (int yo = 0; yo < labels; yo++) add(zYo[yo], lam[0], zYo[yo]);
     }
 
-    private INDArray potScores() {
-        final int L = labels, n2 = 2 * n;
-        return pot[0].reshape(L, 4, L, n2).permute(0, 2, 1, 3).dup('c').reshape((long) L * L, 4L * n2);
+    private long zAt(int yo, int d, int y) {
+        return (long) yo * 8 * labels * n + (long) (d * labels + y) * 2 * n;
+    }
+
+    /** Per direction d, lse over (yo, y) of the edge scores in z: [d][jn]. */
+    private INDArray pairLse() {
+        final int L = labels;
+        INDArray out = Nd4j.zeros(dtype, 8L * n);
+        for (int d = 0; d < 4; d++) {
+            INDArray[] ps = new INDArray[L * L];
+            for (int yo = 0; yo < L; yo++) for (int y = 0; y < L; y++) ps[yo * L + y] = plane(z, zAt(yo, d, y));
+            lsePlanes(ps, plane(out, (long) d * 2 * n));
+        }
+        return out;
+    }
+
+    /** Turns the edge scores in z into log pair beliefs (subtracting the per-edge lse). */
+    private void pairLogBeliefs(INDArray lse) {
+        final int L = labels;
+        for (int yo = 0; yo < L; yo++) {
+            for (int d = 0; d < 4; d++) {
+                for (int y = 0; y < L; y++) {
+                    INDArray zv = plane(z, zAt(yo, d, y));
+                    sub(zv, plane(lse, (long) d * 2 * n), zv);
+                }
+            }
+        }
     }
 
     @Override
     public double dual() {
         requirePotentials();
-        final int L = labels, n2 = 2 * n;
         double total = 0;
+        INDArray lu = Nd4j.zeros(dtype, 2L * n);
         for (int col = 0; col < 2; col++) {
-            INDArray lu = lseRows(u[col].reshape(L, n2));
-            total += lu.mul(pixMask[col]).sumNumber().doubleValue();
+            lsePlanes(unaryPlanes(col), lu);
+            total += lu.mul(pixMask[col]).sumNumber().doubleValue();   // phantom lse is finite
         }
-        INDArray le = lseRows(pairScores());
-        INDArray masked = Transforms.min(Transforms.max(le, edgeLo0, false), edgeHi0, false);
-        total += masked.sumNumber().doubleValue();
+        pairScores();
+        INDArray le = pairLse();
+        max(le, edgeLo0, le);
+        min(le, edgeHi0, le);                                          // missing edges -> exactly 0
+        total += le.sumNumber().doubleValue();
         return eps * total;
     }
 
+    /**
+     * theta . b - b log b summed in eps units, with 0 * log 0 and 0 * (-inf) read as 0: both
+     * factors are clamped at -BIG first, which changes nothing where b > 0 (there log b and theta
+     * are finite) and gives exactly 0 where b = 0.
+     */
     @Override
     public double primal() {
         requirePotentials();
-        final int L = labels, n2 = 2 * n;
-        double total = 0;
+        final int L = labels;
+        INDArray lu = Nd4j.zeros(dtype, 2L * n), lb = Nd4j.zerosLike(lu), b = Nd4j.zerosLike(lu),
+                t = Nd4j.zerosLike(lu), acc = Nd4j.zerosLike(lu);
         for (int col = 0; col < 2; col++) {
-            INDArray ur = u[col].reshape(L, n2);
-            INDArray logb = ur.subRowVector(lseRows(ur));
-            INDArray b = Transforms.exp(logb, true);
-            INDArray term = b.muli(unaryT[col].reshape(L, n2).sub(logb));
-            BooleanIndexing.replaceWhere(term, 0.0, Conditions.isNan());
-            total += term.mulRowVector(pixMask[col]).sumNumber().doubleValue();
+            INDArray[] ps = unaryPlanes(col);
+            lsePlanes(ps, lu);
+            maxScalar(lu, -BIG, lu);
+            INDArray part = Nd4j.zerosLike(lu);
+            for (int y = 0; y < L; y++) {
+                sub(ps[y], lu, lb);                                    // log b
+                exp(lb, b);
+                maxScalar(lb, -BIG, lb);
+                maxScalar(plane(unaryT[col], (long) y * 2 * n), -BIG, t);
+                sub(t, lb, t);
+                mul(t, b, t);
+                add(part, t, part);
+            }
+            mul(part, pixMask[col], part);
+            add(acc, part, acc);
         }
-        INDArray x = pairScores();
-        INDArray logb = x.subRowVector(lseRows(x));
-        INDArray b = Transforms.exp(logb, true);
-        INDArray term = b.muli(potScores().subi(logb));
-        BooleanIndexing.replaceWhere(term, 0.0, Conditions.isNan());
-        total += term.mulRowVector(edgeMask0).sumNumber().doubleValue();
-        return eps * total;
+        pairScores();
+        INDArray lse = pairLse();
+        maxScalar(lse, -BIG, lse);                                     // no NaN from junk on missing edges
+        pairLogBeliefs(lse);
+        INDArray pacc = Nd4j.zeros(dtype, 8L * n);
+        for (int yo = 0; yo < L; yo++) {
+            for (int d = 0; d < 4; d++) {
+                INDArray pd = plane(pacc, (long) d * 2 * n);
+                for (int y = 0; y < L; y++) {
+                    INDArray zv = plane(z, zAt(yo, d, y));
+                    exp(zv, b);
+                    maxScalar(zv, -BIG, lb);
+                    maxScalar(plane(pot[0], zAt(yo, d, y)), -BIG, t);
+                    sub(t, lb, t);
+                    mul(t, b, t);
+                    add(pd, t, pd);
+                }
+            }
+        }
+        mul(pacc, edgeMask0, pacc);
+        return eps * (acc.sumNumber().doubleValue() + pacc.sumNumber().doubleValue());
     }
 
     @Override
@@ -586,10 +656,16 @@ public final class GridMessagePassing implements MessagePassing {
         requirePotentials();
         final int L = labels, n2 = 2 * n;
         int nv = graph.numVariables();
-        double[][] bh = new double[2][];
+        double[][] bh = new double[2][L * n2];
+        INDArray lu = Nd4j.zeros(dtype, n2), b = Nd4j.zerosLike(lu);
         for (int col = 0; col < 2; col++) {
-            INDArray ur = u[col].reshape(L, n2);
-            bh[col] = Transforms.exp(ur.subRowVector(lseRows(ur)), false).reshape(-1).toDoubleVector();
+            INDArray[] ps = unaryPlanes(col);
+            lsePlanes(ps, lu);
+            for (int y = 0; y < L; y++) {
+                sub(ps[y], lu, b);
+                exp(b, b);
+                System.arraycopy(b.toDoubleVector(), 0, bh[col], y * n2, n2);
+            }
         }
         double[] out = new double[nv * L];
         for (int v = 0; v < nv; v++) {
@@ -601,10 +677,11 @@ public final class GridMessagePassing implements MessagePassing {
     @Override
     public INDArray pairBeliefs() {
         requirePotentials();
-        final int L = labels, n2 = 2 * n, w = 4 * n2;
+        final int L = labels, n2 = 2 * n, blk = 4 * L * n2;
         int ne = graph.numEdges();
-        INDArray x = pairScores();
-        double[] b = Transforms.exp(x.subRowVector(lseRows(x)), false).reshape(-1).toDoubleVector();
+        pairScores();
+        pairLogBeliefs(pairLse());
+        double[] b = Transforms.exp(z, true).toDoubleVector();
         double[] out = new double[ne * L * L];
         for (int e = 0; e < ne; e++) {
             int d = edgeDir[e];
@@ -614,7 +691,7 @@ public final class GridMessagePassing implements MessagePassing {
             for (int yi = 0; yi < L; yi++) {
                 for (int yj = 0; yj < L; yj++) {
                     int own = fromIsZero ? yi : yj, other = fromIsZero ? yj : yi;
-                    out[e * L * L + yi * L + yj] = b[(other * L + own) * w + dd * n2 + jn];
+                    out[e * L * L + yi * L + yj] = b[other * blk + (dd * L + own) * n2 + jn];
                 }
             }
         }
