@@ -6,7 +6,6 @@ import java.util.List;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
-import org.structlr.inference.Engines;
 import org.structlr.inference.MessagePassing;
 import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.BiasedLogisticProblem;
@@ -58,9 +57,9 @@ public final class AlternatingLearner {
         ScoreFunction unary = null;
         List<ScoreFunction> pair = new ArrayList<>(Collections.nCopies(numPairTypes, null));
         List<IterationRecord> curve = new ArrayList<>();
-        try (MessagePassing mp = Engines.create(train.graph(), eps, DataType.FLOAT);
-             MessagePassing trainEval = settings.evalSweeps() > 0 ? Engines.create(train.graph(), eps, DataType.FLOAT) : null;
-             MessagePassing testEval = test != null && settings.evalSweeps() > 0 ? Engines.create(test.graph(), eps, DataType.FLOAT) : null) {
+        try (MessagePassing mp = train.newEngine(eps);
+             MessagePassing trainEval = settings.evalSweeps() > 0 ? train.newEngine(eps) : null;
+             MessagePassing testEval = test != null && settings.evalSweeps() > 0 ? test.newEngine(eps) : null) {
             INDArray thetaU = train.unaryPotentials(null, eps).addi(delta);
             INDArray thetaP = train.pairPotentials(pair, eps);
             mp.setPotentials(thetaU, thetaP);
