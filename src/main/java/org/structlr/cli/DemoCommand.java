@@ -2,6 +2,7 @@ package org.structlr.cli;
 
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import org.structlr.data.AtomicFiles;
 import org.structlr.data.Dataset;
 import org.structlr.data.DenoisingGenerator;
 import org.structlr.learn.LearnSettings;
@@ -49,7 +50,11 @@ final class DemoCommand implements Callable<Integer> {
         LearnSettings settings = CliChecks.settings(iterations, 0.1, 25, 50, seed);
         if (nTrain < 1 || nTest < 1 || size < 2) throw new org.structlr.data.BadInputException("--train and --test must be >= 1 and --size >= 2");
         int threads = common.apply();
-        Dataset ds = new DenoisingGenerator().generateTo(out.resolve("data"), nTrain, nTest, size, size, seed);
+        Dataset generated = new DenoisingGenerator().generate(nTrain, nTest, size, size, seed);
+        // The demo owns out/data: a rerun replaces it whole.
+        AtomicFiles.replaceFolder(out.resolve("data"), generated::write,
+                d -> java.nio.file.Files.isDirectory(d.resolve("train")) && java.nio.file.Files.isDirectory(d.resolve("test")));
+        Dataset ds = Dataset.load(out.resolve("data"));
         if (!common.quiet) System.err.printf("generated %d train and %d test images of %dx%d in %s%n", nTrain, nTest, size, size, out.resolve("data"));
         Training.Outcome res;
         try (TrainingProgress progress = new TrainingProgress("denoise " + unary.cliName() + "/" + pairwise.cliName(), iterations, common.quiet)) {
