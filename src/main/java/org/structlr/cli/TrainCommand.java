@@ -72,12 +72,19 @@ final class TrainCommand implements Callable<Integer> {
     static void write(Training.Outcome out, Path model, Path report, Path csv) throws java.io.IOException {
         List<IterationRecord> curve = out.curve();
         if (model != null) out.model().save(model);
-        if (report != null) LearningReport.writeJson(report, curve, Map.of("settings", out.model().settings()));
+        if (report != null) {
+            Map<String, Object> extra = new java.util.LinkedHashMap<>();
+            extra.put("settings", out.model().settings());
+            extra.put("seconds", Map.of("oracle_fits", out.fitSeconds(), "message_passing", out.passingSeconds(), "evaluation", out.evalSeconds()));
+            LearningReport.writeJson(report, curve, extra);
+        }
         if (csv != null) LearningReport.writeCsv(csv, curve);
         IterationRecord last = curve.isEmpty() ? null : curve.get(curve.size() - 1);
         if (last != null) {
             System.out.printf(java.util.Locale.ROOT, "final: iteration %d  objective %.5f  train error %.4f  test error %.4f  %.1f s%n",
                     last.iteration(), last.objective(), last.trainError(), last.testError(), last.seconds());
+            System.out.printf(java.util.Locale.ROOT, "time: oracle fits %.1f s, message passing %.1f s, evaluation %.1f s%n",
+                    out.fitSeconds(), out.passingSeconds(), out.evalSeconds());
         }
     }
 }
