@@ -342,13 +342,14 @@ class GridMessagePassingTest {
 
     @Test
     void agreesWithGeneralGraphEngine() {
-        agreeWithGeneral(0, 0);
-        agreeWithGeneral(0.1, 0.05);
+        agreeWithGeneral(2, 5, 4, 3, 0, 0);
+        agreeWithGeneral(2, 5, 4, 3, 0.1, 0.05);
+        agreeWithGeneral(3, 7, 9, 2, 0.1, 0.1);
+        agreeWithGeneral(2, 6, 3, 4, 0.1, 0.05);
     }
 
-    private void agreeWithGeneral(double pInfU, double pInfP) {
-        int count = 2, h = 5, w = 4, l = 3;
-        Random rnd = new Random(14);
+    private void agreeWithGeneral(int count, int h, int w, int l, double pInfU, double pInfP) {
+        Random rnd = new Random(14 + h * w * l);
         try (GridMessagePassing grid = new GridMessagePassing(count, h, w, l, 0.25, DataType.DOUBLE);
              GraphMessagePassing general = new GraphMessagePassing(grid.graph(), Coloring.checkerboard(h, w, count), 0.25, DataType.DOUBLE)) {
             FactorGraph g = grid.graph();
