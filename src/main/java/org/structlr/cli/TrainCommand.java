@@ -68,6 +68,10 @@ final class TrainCommand implements Callable<Integer> {
         CliChecks.output("--output", output, true);
         CliChecks.output("--report", report, false);
         CliChecks.output("--csv", csv, false);
+        if (output != null && java.nio.file.Files.isDirectory(output)
+                && !java.nio.file.Files.isRegularFile(output.resolve(org.structlr.model.CrfModel.MANIFEST))) {
+            throw new org.structlr.data.BadInputException(output, "cannot write --output: exists and is not a structlr model folder; not overwriting it");
+        }
         int threads = common.apply();
         Dataset ds = Dataset.load(data);
         Training.Outcome out;

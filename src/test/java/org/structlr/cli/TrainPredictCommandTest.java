@@ -509,6 +509,18 @@ class TrainPredictCommandTest {
     }
 
     @Test
+    void trainRefusesToOverwriteAFolderThatIsNotAModel() throws IOException {
+        Path folder = tmp.resolve("photos");
+        Files.createDirectories(folder);
+        Files.writeString(folder.resolve("keep.txt"), "mine");
+        Path out = tmp.resolve("out");
+        Run r = run(train(data, null, "--output", folder.toString(), "--report", out.resolve("r.json").toString()));
+        assertUsageError(r, folder.toString(), "not a structlr model folder");
+        assertEquals(List.of("keep.txt"), list(folder));
+        assertEquals(List.of(), list(out));
+    }
+
+    @Test
     void predictToAnOutputUnderARegularFile() throws IOException {
         Path file = tmp.resolve("FILE");
         Files.writeString(file, "x");
