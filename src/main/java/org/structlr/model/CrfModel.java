@@ -40,6 +40,7 @@ public final class CrfModel {
     public static final String FORMAT = "structlr-model";
     public static final int VERSION = 1;
     public static final String MANIFEST = "model.json";
+    static final String MANIFEST_SHA = "manifest_sha256";
     static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private final int numLabels;
@@ -95,6 +96,7 @@ public final class CrfModel {
             m.set("settings", JSON.valueToTree(settings));
             m.set("provenance", JSON.valueToTree(provenance));
             m.set("sha256", JSON.valueToTree(checksums(tmp)));
+            m.put(MANIFEST_SHA, manifestHash(m));
             JSON.writeValue(tmp.resolve(MANIFEST).toFile(), m);
         }, existing -> Files.isRegularFile(existing.resolve(MANIFEST)));
     }
@@ -112,6 +114,12 @@ public final class CrfModel {
         if (m == null || !FORMAT.equals(m.path("format").asText())) throw new BadInputException(manifest, "not a structlr model manifest");
         if (m.path("version").asInt(-1) != VERSION) {
             throw new BadInputException(manifest, "model format version " + m.path("version") + " is not supported (this build reads " + VERSION + ")");
+        }
+        // The manifest covers itself too: a hash of its own content without this field.
+        ObjectNode rest = ((ObjectNode) m).deepCopy();
+        JsonNode own = rest.remove(MANIFEST_SHA);
+        if (own == null || !own.asText().equals(manifestHash(rest))) {
+            throw new BadInputException(manifest, "checksum mismatch: the model manifest is corrupted or was changed");
         }
         try {
             Map<String, String> actual = checksums(dir);
@@ -140,6 +148,15 @@ public final class CrfModel {
             return new CrfModel(m.path("numLabels").asInt(), m.path("eps").asDouble(), names, unary, pair, settings, prov);
         } catch (IOException e) {
             throw new BadInputException(dir, "cannot load model: " + e.getMessage(), e);
+        }
+    }
+
+    /** SHA-256 of the manifest's JSON as this class writes it (the field {@value #MANIFEST_SHA} left out). */
+    static String manifestHash(JsonNode manifest) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(JSON.writeValueAsBytes(manifest)));
+        } catch (IOException | NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 
