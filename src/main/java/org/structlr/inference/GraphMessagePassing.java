@@ -307,7 +307,7 @@ public final class GraphMessagePassing implements MessagePassing {
             BooleanIndexing.replaceWhere(cc.u, Double.NEGATIVE_INFINITY, Conditions.greaterThan(Double.MAX_VALUE));
             // Messages into an impossible label are -inf, as a star update would make them.
             INDArray dead = cc.u.dup();
-            BooleanIndexing.replaceWhere(dead, 0.0, Conditions.isFinite());
+            BooleanIndexing.replaceWhere(dead, 0.0, Conditions.greaterThan(-Double.MAX_VALUE));
             for (int y = 0; y < numLabels; y++) {
                 INDArray deadRow = dead.getRow(y);
                 for (int d = 0; d < cc.planeCount.length; d++) {
