@@ -15,23 +15,23 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.structlr.graph.Coloring;
 import org.structlr.graph.FactorGraph;
-import org.structlr.inference.Engines.Engine;
-import org.structlr.inference.Engines.Problem;
+import org.structlr.inference.TestEngines.Engine;
+import org.structlr.inference.TestEngines.Problem;
 
-/** Every engine of {@link Engines#ALL} against the formulas, exact inference and each other, in double precision. */
+/** Every engine of {@link TestEngines#ALL} against the formulas, exact inference and each other, in double precision. */
 class MessagePassingTest {
     static final double TIGHT = 1e-9;
 
     static Stream<Arguments> standard() {
-        return Engines.pairs(TestProblems.standard());
+        return TestEngines.pairs(TestProblems.standard());
     }
 
     static Stream<Arguments> engines() {
-        return Engines.ALL.stream().map(Arguments::of);
+        return TestEngines.ALL.stream().map(Arguments::of);
     }
 
     static Stream<Arguments> trees() {
-        return Engines.pairs(List.of(
+        return TestEngines.pairs(List.of(
                 TestProblems.planted(TestProblems.chainProblem(8, 3, 1.0, 21), 1.0, 23),
                 TestProblems.planted(TestProblems.treeProblem(9, TestProblems.randomLabels(9, 2, 4, new Random(22)), 1.0, 22), 1.0, 24)));
     }
@@ -44,23 +44,23 @@ class MessagePassingTest {
         double eps = 0.3;
         try (MessagePassing mp = engine.open(p, eps)) {
             double[][][] lam = randomMessages(p.graph(), 1.5, new Random(31));
-            mp.setMessages(Engines.messageArray(lam, p.graph().maxLabels()));
-            assertMessagesEqual(lam, Engines.messages(mp), p.graph(), 0, "messages read back");
+            mp.setMessages(TestEngines.messageArray(lam, p.graph().maxLabels()));
+            assertMessagesEqual(lam, TestEngines.messages(mp), p.graph(), 0, "messages read back");
             assertMatchesFormulas(mp, p, lam, eps, "at random messages");
 
             // new potentials keep the messages (warm start)
             Problem q = TestProblems.random(p.name(), p.graph(), p.coloring(), p.gridShape(), 0.7, new Random(32));
-            mp.setPotentials(Engines.unaryArray(q), Engines.pairwiseArray(q));
-            assertMessagesEqual(lam, Engines.messages(mp), p.graph(), 0, "messages after setPotentials");
+            mp.setPotentials(TestEngines.unaryArray(q), TestEngines.pairwiseArray(q));
+            assertMessagesEqual(lam, TestEngines.messages(mp), p.graph(), 0, "messages after setPotentials");
             assertMatchesFormulas(mp, q, lam, eps, "after new potentials");
 
             // and at the engine's own messages after some sweeps
             mp.iterate(3);
-            assertMatchesFormulas(mp, q, Engines.messages(mp), eps, "after 3 sweeps");
+            assertMatchesFormulas(mp, q, TestEngines.messages(mp), eps, "after 3 sweeps");
 
             mp.resetMessages();
             double[][][] zero = new double[p.graph().numEdges()][2][p.graph().maxLabels()];
-            assertMessagesEqual(zero, Engines.messages(mp), p.graph(), 0, "messages after reset");
+            assertMessagesEqual(zero, TestEngines.messages(mp), p.graph(), 0, "messages after reset");
             assertMatchesFormulas(mp, q, zero, eps, "after reset");
         }
     }
@@ -71,9 +71,9 @@ class MessagePassingTest {
         BruteForce bf = new BruteForce(g, p.unary(), p.pairwise(), lam, eps);
         assertClose(bf.dual(), mp.dual(), TIGHT, "dual " + when);
         assertClose(bf.primal(), mp.primal(), TIGHT, "primal " + when);
-        assertMatrixClose(bf.unaryBeliefs(), Engines.matrix(mp.unaryBeliefs(), g.numVariables(), L), TIGHT, "unary beliefs " + when);
-        assertMatrixClose(bf.pairBeliefs(), Engines.matrix(mp.pairBeliefs(), g.numEdges(), L * L), TIGHT, "pair beliefs " + when);
-        double[][] sums = Engines.matrix(mp.incomingMessageSums(), g.numVariables(), L);
+        assertMatrixClose(bf.unaryBeliefs(), TestEngines.matrix(mp.unaryBeliefs(), g.numVariables(), L), TIGHT, "unary beliefs " + when);
+        assertMatrixClose(bf.pairBeliefs(), TestEngines.matrix(mp.pairBeliefs(), g.numEdges(), L * L), TIGHT, "pair beliefs " + when);
+        double[][] sums = TestEngines.matrix(mp.incomingMessageSums(), g.numVariables(), L);
         double[][] want = bf.incomingSums();
         for (int i = 0; i < g.numVariables(); i++) {
             for (int y = 0; y < g.numLabels(i); y++) assertClose(want[i][y], sums[i][y], TIGHT, "incoming sum [" + i + "," + y + "] " + when);
@@ -88,7 +88,7 @@ class MessagePassingTest {
         for (double eps : new double[] {1.0, 0.1}) {
             try (MessagePassing mp = engine.open(p, eps)) {
                 for (int start = 0; start < 2; start++) {
-                    if (start == 1) mp.setMessages(Engines.messageArray(randomMessages(p.graph(), 2.0, new Random(41)), p.graph().maxLabels()));
+                    if (start == 1) mp.setMessages(TestEngines.messageArray(randomMessages(p.graph(), 2.0, new Random(41)), p.graph().maxLabels()));
                     double prev = mp.dual();
                     for (int t = 0; t < 40; t++) {
                         mp.iterate(1);
@@ -111,11 +111,11 @@ class MessagePassingTest {
             assertTrue(Math.abs(mp.gap()) < 1e-6, "gap " + mp.gap());
             assertLocallyConsistent(mp, 1e-6);
             // the converged dual is the formula's value at the converged messages
-            assertClose(new BruteForce(p.graph(), p.unary(), p.pairwise(), Engines.messages(mp), eps).dual(), mp.dual(), TIGHT, "converged dual");
+            assertClose(new BruteForce(p.graph(), p.unary(), p.pairwise(), TestEngines.messages(mp), eps).dual(), mp.dual(), TIGHT, "converged dual");
             // a variable without edges has b_i = softmax(theta_i / eps)
             FactorGraph g = p.graph();
             int[] deg = g.degrees();
-            double[][] b = Engines.matrix(mp.unaryBeliefs(), g.numVariables(), g.maxLabels());
+            double[][] b = TestEngines.matrix(mp.unaryBeliefs(), g.numVariables(), g.maxLabels());
             for (int i = 0; i < g.numVariables(); i++) {
                 if (deg[i] > 0) continue;
                 double[] want = new BruteForce(g, p.unary(), p.pairwise(), null, eps).softmax(java.util.Arrays.copyOf(p.unary()[i], g.numLabels(i)));
@@ -127,8 +127,8 @@ class MessagePassingTest {
     static void assertLocallyConsistent(MessagePassing mp, double tol) {
         FactorGraph g = mp.graph();
         int L = g.maxLabels();
-        double[][] bu = Engines.matrix(mp.unaryBeliefs(), g.numVariables(), L);
-        double[][] bp = Engines.matrix(mp.pairBeliefs(), g.numEdges(), L * L);
+        double[][] bu = TestEngines.matrix(mp.unaryBeliefs(), g.numVariables(), L);
+        double[][] bp = TestEngines.matrix(mp.pairBeliefs(), g.numEdges(), L * L);
         for (int a = 0; a < g.numEdges(); a++) {
             int i = g.edgeFrom(a), j = g.edgeTo(a);
             for (int yi = 0; yi < L; yi++) {
@@ -198,7 +198,7 @@ class MessagePassingTest {
         Problem asGeneral = new Problem("grid 3x5 as FactorGraph.of", general, Coloring.checkerboard(3, 5, 1), grid.unary(), grid.pairwise(), null);
         double eps = 0.25;
         try (MessagePassing ref = new LoopMessagePassing(general, asGeneral.coloring(), eps)) {
-            ref.setPotentials(Engines.unaryArray(asGeneral), Engines.pairwiseArray(asGeneral));
+            ref.setPotentials(TestEngines.unaryArray(asGeneral), TestEngines.pairwiseArray(asGeneral));
             ref.iterate(7);
             int checked = 0;
             for (Problem p : List.of(grid, asGeneral)) {
@@ -220,7 +220,7 @@ class MessagePassingTest {
                 TestProblems.treeProblem(7, TestProblems.randomLabels(7, 2, 4, new Random(62)), 1.0, 62),
                 TestProblems.generalProblem(8, 1.0, 63));
         List<Problem> grids = List.of(TestProblems.grid(3, 4, 3, 1.0, 64), TestProblems.grid(3, 4, 3, 2.0, 65), TestProblems.grid(3, 4, 3, 0.5, 66));
-        for (Engine e : Engines.ALL) {
+        for (Engine e : TestEngines.ALL) {
             for (List<Problem> parts : List.of(general, grids)) {
                 Problem u = union(parts);
                 if (e.applies().test(u) && parts.stream().allMatch(e.applies())) out.add(Arguments.of(e, parts));
@@ -236,11 +236,11 @@ class MessagePassingTest {
         Problem u = union(parts);
         try (MessagePassing all = engine.open(u, eps)) {
             all.iterate(9);
-            double[][][] msgs = Engines.messages(all);
+            double[][][] msgs = TestEngines.messages(all);
             FactorGraph ug = u.graph();
             int UL = ug.maxLabels();
-            double[][] bu = Engines.matrix(all.unaryBeliefs(), ug.numVariables(), UL);
-            double[][] bp = Engines.matrix(all.pairBeliefs(), ug.numEdges(), UL * UL);
+            double[][] bu = TestEngines.matrix(all.unaryBeliefs(), ug.numVariables(), UL);
+            double[][] bp = TestEngines.matrix(all.pairBeliefs(), ug.numEdges(), UL * UL);
             int[] decoded = all.decode();
             double dualSum = 0;
             int vo = 0, eo = 0;
@@ -250,9 +250,9 @@ class MessagePassingTest {
                 try (MessagePassing one = engine.open(p, eps)) {
                     one.iterate(9);
                     dualSum += one.dual();
-                    double[][][] m1 = Engines.messages(one);
-                    double[][] bu1 = Engines.matrix(one.unaryBeliefs(), g.numVariables(), L);
-                    double[][] bp1 = Engines.matrix(one.pairBeliefs(), g.numEdges(), L * L);
+                    double[][][] m1 = TestEngines.messages(one);
+                    double[][] bu1 = TestEngines.matrix(one.unaryBeliefs(), g.numVariables(), L);
+                    double[][] bp1 = TestEngines.matrix(one.pairBeliefs(), g.numEdges(), L * L);
                     int[] d1 = one.decode();
                     for (int i = 0; i < g.numVariables(); i++) {
                         assertEquals(d1[i], decoded[vo + i], p.name() + " decode of variable " + i);
@@ -338,7 +338,7 @@ class MessagePassingTest {
     }
 
     static Stream<Arguments> constrained() {
-        return Engines.pairs(List.of(constrainedChain(1.0, 71), constrainedGeneral(72)));
+        return TestEngines.pairs(List.of(constrainedChain(1.0, 71), constrainedGeneral(72)));
     }
 
     @ParameterizedTest(name = "{0} on {1}")
@@ -357,10 +357,10 @@ class MessagePassingTest {
                     assertTrue(Double.isFinite(d) && Double.isFinite(mp.primal()), "dual/primal not finite " + when);
                     assertTrue(d <= prev + 1e-12 * Math.max(1, Math.abs(prev)), "dual rose " + when);
                     prev = d;
-                    for (double x : Engines.flat(mp.messages())) assertFalse(Double.isNaN(x) || x == Double.POSITIVE_INFINITY, "message " + x + " " + when);
-                    for (double x : Engines.flat(mp.incomingMessageSums())) assertFalse(Double.isNaN(x), "NaN incoming sum " + when);
-                    double[][] bu = Engines.matrix(mp.unaryBeliefs(), g.numVariables(), L);
-                    double[][] bp = Engines.matrix(mp.pairBeliefs(), g.numEdges(), L * L);
+                    for (double x : TestEngines.flat(mp.messages())) assertFalse(Double.isNaN(x) || x == Double.POSITIVE_INFINITY, "message " + x + " " + when);
+                    for (double x : TestEngines.flat(mp.incomingMessageSums())) assertFalse(Double.isNaN(x), "NaN incoming sum " + when);
+                    double[][] bu = TestEngines.matrix(mp.unaryBeliefs(), g.numVariables(), L);
+                    double[][] bp = TestEngines.matrix(mp.pairBeliefs(), g.numEdges(), L * L);
                     for (int i = 0; i < bu.length; i++) {
                         for (int y = 0; y < L; y++) {
                             assertFalse(Double.isNaN(bu[i][y]), "NaN unary belief " + when);
@@ -375,14 +375,14 @@ class MessagePassingTest {
                         }
                     }
                     // the engine's numbers are still the formulas' at its own messages
-                    assertMatchesFormulas(mp, p, Engines.messages(mp), eps, when);
+                    assertMatchesFormulas(mp, p, TestEngines.messages(mp), eps, when);
                 }
             }
         }
         if (p.name().equals("constrained chain")) {
             try (MessagePassing mp = engine.open(p, 1.0)) {
                 mp.iterate(1);
-                assertEquals(0.0, Engines.matrix(mp.unaryBeliefs(), g.numVariables(), L)[0][0], "label 0 of variable 0 is impossible");
+                assertEquals(0.0, TestEngines.matrix(mp.unaryBeliefs(), g.numVariables(), L)[0][0], "label 0 of variable 0 is impossible");
             }
         }
     }
@@ -399,7 +399,7 @@ class MessagePassingTest {
             assertTrue(converge(mp, 1e-9, 5000), "not converged, gap " + mp.gap());
             assertLocallyConsistent(mp, 1e-6);
             assertArrayEquals(exact.map(), mp.decode());
-            double[][] bu = Engines.matrix(mp.unaryBeliefs(), p.graph().numVariables(), L);
+            double[][] bu = TestEngines.matrix(mp.unaryBeliefs(), p.graph().numVariables(), L);
             for (int i = 0; i < bu.length; i++) assertTrue(bu[i][exact.map()[i]] > 0.99, "b_" + i + " = " + java.util.Arrays.toString(bu[i]));
             double excess = mp.dual() - exact.mapScore();
             assertTrue(excess >= -1e-9 && excess <= BruteForce.theorem1Bound(p.graph(), 0.01), "dual - MAP = " + excess);
@@ -418,8 +418,8 @@ class MessagePassingTest {
         try (MessagePassing mp = engine.open(p, 0.2)) {
             for (int round = 0; round < 2; round++) {
                 mp.iterate(round == 0 ? 5 : 500);
-                double[][] bu = Engines.matrix(mp.unaryBeliefs(), g.numVariables(), L);
-                double[][] bp = Engines.matrix(mp.pairBeliefs(), g.numEdges(), L * L);
+                double[][] bu = TestEngines.matrix(mp.unaryBeliefs(), g.numVariables(), L);
+                double[][] bp = TestEngines.matrix(mp.pairBeliefs(), g.numEdges(), L * L);
                 int[] y = mp.decode();
                 for (int i = 0; i < bu.length; i++) {
                     double s = 0;
@@ -510,9 +510,9 @@ class MessagePassingTest {
     static void assertSameState(MessagePassing want, MessagePassing got, double tol, String what) {
         FactorGraph g = want.graph();
         int L = g.maxLabels();
-        assertMessagesEqual(Engines.messages(want), Engines.messages(got), g, tol, what + " messages");
-        assertMatrixClose(Engines.matrix(want.unaryBeliefs(), g.numVariables(), L), Engines.matrix(got.unaryBeliefs(), g.numVariables(), L), tol, what + " unary beliefs");
-        assertMatrixClose(Engines.matrix(want.pairBeliefs(), g.numEdges(), L * L), Engines.matrix(got.pairBeliefs(), g.numEdges(), L * L), tol, what + " pair beliefs");
+        assertMessagesEqual(TestEngines.messages(want), TestEngines.messages(got), g, tol, what + " messages");
+        assertMatrixClose(TestEngines.matrix(want.unaryBeliefs(), g.numVariables(), L), TestEngines.matrix(got.unaryBeliefs(), g.numVariables(), L), tol, what + " unary beliefs");
+        assertMatrixClose(TestEngines.matrix(want.pairBeliefs(), g.numEdges(), L * L), TestEngines.matrix(got.pairBeliefs(), g.numEdges(), L * L), tol, what + " pair beliefs");
         assertClose(want.dual(), got.dual(), tol, what + " dual");
         assertClose(want.primal(), got.primal(), tol, what + " primal");
         assertArrayEquals(want.decode(), got.decode(), what + " decode");

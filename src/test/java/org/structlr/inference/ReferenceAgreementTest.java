@@ -15,8 +15,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.structlr.graph.Coloring;
 import org.structlr.graph.FactorGraph;
 import org.structlr.graph.Grids;
-import org.structlr.inference.Engines.Engine;
-import org.structlr.inference.Engines.Problem;
+import org.structlr.inference.TestEngines.Engine;
+import org.structlr.inference.TestEngines.Problem;
 
 /**
  * The engines against the shared float64 Python reference (DESIGN §2): the 4x4 grid, 3 labels,
@@ -58,7 +58,7 @@ class ReferenceAgreementTest {
         List<Problem> problems = List.of(
                 new Problem("reference grid", grid, Grids.checkerboard(h, w), u, p, new int[] {1, h, w}),
                 new Problem("reference as general graph, greedy colouring", general, Coloring.greedy(general), u, p, null));
-        return Engines.pairs(problems);
+        return TestEngines.pairs(problems);
     }
 
     @ParameterizedTest(name = "{0} on {1}")

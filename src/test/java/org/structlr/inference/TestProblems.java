@@ -7,7 +7,7 @@ import java.util.Random;
 import org.structlr.graph.Coloring;
 import org.structlr.graph.FactorGraph;
 import org.structlr.graph.Grids;
-import org.structlr.inference.Engines.Problem;
+import org.structlr.inference.TestEngines.Problem;
 
 /** Seeded random graphs and potentials for the engine tests. */
 final class TestProblems {

@@ -17,8 +17,8 @@ import org.structlr.graph.FactorGraph;
  * one line in {@link #ALL}: a name, the problems it applies to, and how to build it (always in
  * {@link DataType#DOUBLE} for the precision tests).
  */
-final class Engines {
-    private Engines() {}
+final class TestEngines {
+    private TestEngines() {}
 
     /**
      * A test problem: a graph, the colouring every engine sweeps in, the potentials (padded to
