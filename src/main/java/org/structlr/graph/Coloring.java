@@ -38,6 +38,39 @@ public final class Coloring {
     }
 
     /**
+     * Two colours when the graph is bipartite (grids, trees: found by breadth-first search), else
+     * {@link #greedy}. Fewer colours mean fewer, larger batched updates.
+     */
+    public static Coloring of(FactorGraph g) {
+        int n = g.numVariables();
+        int[][] inc = g.incidence();
+        int[] off = inc[0], edge = inc[1];
+        int[] color = new int[n];
+        Arrays.fill(color, -1);
+        int[] queue = new int[n];
+        for (int s = 0; s < n; s++) {
+            if (color[s] >= 0) continue;
+            color[s] = 0;
+            int head = 0, tail = 0;
+            queue[tail++] = s;
+            while (head < tail) {
+                int v = queue[head++];
+                for (int k = off[v]; k < off[v + 1]; k++) {
+                    int e = edge[k];
+                    int u = g.edgeFrom(e) == v ? g.edgeTo(e) : g.edgeFrom(e);
+                    if (color[u] < 0) {
+                        color[u] = 1 - color[v];
+                        queue[tail++] = u;
+                    } else if (color[u] == color[v]) {
+                        return greedy(g);
+                    }
+                }
+            }
+        }
+        return new Coloring(color);
+    }
+
+    /**
      * Greedy colouring, variables taken by decreasing degree (Welsh-Powell): at most max degree + 1
      * colours, usually far fewer.
      */

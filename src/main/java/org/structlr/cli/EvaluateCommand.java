@@ -1,0 +1,74 @@
+package org.structlr.cli;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.structlr.data.AtomicFiles;
+import org.structlr.data.BadInputException;
+import org.structlr.data.Dataset;
+import org.structlr.data.Example;
+import org.structlr.learn.Training;
+import org.structlr.model.CrfModel;
+import org.structlr.model.ExampleBatch;
+import org.structlr.model.Predictor;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "evaluate", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Per-variable error of a trained model on a data set's train and test examples.")
+final class EvaluateCommand implements Callable<Integer> {
+    @Option(names = "--model", required = true, paramLabel = "MODEL", description = "A model folder written by train.")
+    Path model;
+
+    @Option(names = "--data", required = true, paramLabel = "DIR", description = "Data set folder with train/ and test/ .npz files.")
+    Path data;
+
+    @Option(names = "--iterations", defaultValue = "500", description = "Most message-passing sweeps (default: ${DEFAULT-VALUE}).")
+    int iterations;
+
+    @Option(names = "--tolerance", defaultValue = "1e-5", description = "Stop when the duality gap per variable is below this (default: ${DEFAULT-VALUE}).")
+    double tolerance;
+
+    @Option(names = "--output", paramLabel = "FILE.json", description = "Write the errors as JSON.")
+    Path output;
+
+    @Mixin
+    CommonOptions common;
+
+    @Override
+    public Integer call() throws Exception {
+        common.apply();
+        CrfModel m = CrfModel.load(model);
+        Dataset ds = Dataset.load(data);
+        Map<String, Object> res = new LinkedHashMap<>();
+        for (String split : List.of("train", "test")) {
+            List<Example> ex = ds.split(split);
+            if (ex.isEmpty()) continue;
+            double err = error(m, ex, iterations, tolerance);
+            res.put(split + "_error", err);
+            System.out.printf(Locale.ROOT, "%s error %.4f (%d examples)%n", split, err, ex.size());
+        }
+        if (output != null) {
+            AtomicFiles.write(output, out -> new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(out, res));
+        }
+        return Main.EXIT_OK;
+    }
+
+    static double error(CrfModel m, List<Example> examples, int iterations, double tolerance) {
+        for (Example e : examples) {
+            if (!e.hasLabels()) throw new BadInputException(e.name() + ": has no labels to evaluate against");
+            Predictor.checkCompatible(m, e);
+        }
+        ExampleBatch b = new ExampleBatch(examples, m.numLabels(), m.pairTypes());
+        Predictor.Prediction p = Predictor.predict(m, b, Predictor.defaultStop(b, iterations, tolerance));
+        return b.error(p.labels());
+    }
+
+    static List<String> typesFor(Dataset ds) {
+        return Training.pairTypeNames(ds.numPairTypes());
+    }
+}

@@ -1,0 +1,32 @@
+package org.structlr.cli;
+
+import java.util.Locale;
+import me.tongfei.progressbar.ConsoleProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import org.structlr.learn.IterationRecord;
+import org.structlr.learn.LearnListener;
+
+/** A progress bar with time left, and one line per iteration (objective, errors) on stderr. */
+final class TrainingProgress implements LearnListener, AutoCloseable {
+    private final ProgressBar bar;
+
+    TrainingProgress(String task, int total, boolean quiet) {
+        bar = quiet ? null : new ProgressBarBuilder().setTaskName(task).setInitialMax(total)
+                .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(500)
+                .setConsumer(new ConsoleProgressBarConsumer(System.err)).showSpeed().build();
+    }
+
+    @Override
+    public void onIteration(IterationRecord r, int totalIterations) {
+        if (bar == null) return;
+        bar.setExtraMessage(String.format(Locale.ROOT, " R=%.4f train=%.4f test=%.4f", r.objective(), r.trainError(), r.testError()));
+        bar.step();
+    }
+
+    @Override
+    public void close() {
+        if (bar != null) bar.close();
+    }
+}

@@ -1,0 +1,152 @@
+package org.structlr.data;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A data set: training, test and (possibly empty) validation examples, checked for consistency
+ * across all of them. Immutable.
+ *
+ * <p>Checks (each a {@link BadInputException} naming the offending file): at least one training
+ * example; every training example labelled; the same unary width Du and pairwise width Dp in every
+ * example of every split; the same {@code num_labels} wherever it is given; the label count L at
+ * least 2; every label of every split below L.
+ *
+ * <p>The label count L is the {@code num_labels} of the files when any file gives it, else 1 + the
+ * largest training label (DESIGN §4).
+ */
+public final class Dataset {
+    private final List<Example> train;
+    private final List<Example> test;
+    private final List<Example> val;
+    private final Path root;
+    private final int numLabels;
+    private final int unaryDim;
+    private final int pairDim;
+    private final int numPairTypes;
+
+    /** Examples made in memory (e.g. by a generator); {@code val} may be empty. */
+    public static Dataset of(List<Example> train, List<Example> test, List<Example> val) {
+        return new Dataset(train, test, val, null);
+    }
+
+    Dataset(List<Example> train, List<Example> test, List<Example> val, Path root) {
+        this.train = List.copyOf(train);
+        this.test = List.copyOf(test);
+        this.val = List.copyOf(val);
+        this.root = root;
+        if (this.train.isEmpty()) throw bad(null, "train", 0, "empty: a data set needs at least one training example");
+
+        Example first = this.train.get(0);
+        int du = first.unaryDim(), dp = first.pairDim();
+        Integer given = null;
+        Example givenBy = null;
+        int maxTrainLabel = -1, maxType = 0;
+        for (String split : new String[] {"train", "test", "val"}) {
+            List<Example> list = split(split);
+            for (int k = 0; k < list.size(); k++) {
+                Example ex = list.get(k);
+                if (ex.unaryDim() != du) {
+                    throw bad(ex, split, k, "unary feature width " + ex.unaryDim() + " differs from " + du + " in "
+                            + first.name() + " (inconsistent feature widths)");
+                }
+                if (ex.pairDim() != dp) {
+                    throw bad(ex, split, k, "pairwise feature width " + ex.pairDim() + " differs from " + dp + " in "
+                            + first.name() + " (inconsistent feature widths)");
+                }
+                if (ex.numLabels().isPresent()) {
+                    int l = ex.numLabels().getAsInt();
+                    if (given == null) {
+                        given = l;
+                        givenBy = ex;
+                    } else if (given != l) {
+                        throw bad(ex, split, k, "num_labels = " + l + " differs from " + given + " in " + givenBy.name()
+                                + " (inconsistent num_labels)");
+                    }
+                }
+                if (split.equals("train")) {
+                    if (!ex.hasLabels()) throw bad(ex, split, k, "training example has no 'labels' array (missing labels)");
+                    maxTrainLabel = Math.max(maxTrainLabel, ex.maxLabel());
+                }
+                maxType = Math.max(maxType, ex.maxEdgeType());
+            }
+        }
+        int l = given != null ? given : maxTrainLabel + 1;
+        if (l < 2) {
+            throw bad(first, "train", 0, "the training labels use only " + l + " label(s) and no num_labels is given; "
+                    + "at least 2 labels are needed (num_labels < 2)");
+        }
+        for (String split : new String[] {"train", "test", "val"}) {
+            List<Example> list = split(split);
+            for (int k = 0; k < list.size(); k++) {
+                Example ex = list.get(k);
+                if (ex.maxLabel() >= l) {
+                    throw bad(ex, split, k, "label " + ex.maxLabel() + " is out of range 0.." + (l - 1)
+                            + (given != null ? " (num_labels = " + l + ")" : " (1 + the largest training label)"));
+                }
+            }
+        }
+        this.numLabels = l;
+        this.unaryDim = du;
+        this.pairDim = dp;
+        this.numPairTypes = maxType + 1;
+    }
+
+    private BadInputException bad(Example ex, String split, int k, String problem) {
+        if (ex != null && ex.source().isPresent()) return new BadInputException(ex.source().get(), problem);
+        String where = root != null ? root.resolve(split).toString() : split + "[" + k + "]";
+        return new BadInputException(where + ": " + problem);
+    }
+
+    /** Reads a data set folder; see {@link ExampleIO#readDataset(Path)}. */
+    public static Dataset load(Path dir) {
+        return ExampleIO.readDataset(dir);
+    }
+
+    /** Writes this data set as a folder; see {@link ExampleIO#writeDataset(Path, Dataset)}. */
+    public void write(Path dir) throws IOException {
+        ExampleIO.writeDataset(dir, this);
+    }
+
+    public List<Example> train() { return train; }
+    public List<Example> test() { return test; }
+    public List<Example> val() { return val; }
+
+    /** The examples of split "train", "test" or "val". */
+    public List<Example> split(String name) {
+        switch (name) {
+            case "train": return train;
+            case "test": return test;
+            case "val": return val;
+            default: throw new IllegalArgumentException("no split '" + name + "': train, test or val");
+        }
+    }
+
+    /** The folder this data set was read from, if any. */
+    public Optional<Path> root() { return Optional.ofNullable(root); }
+    /** L, the label count of every variable. */
+    public int numLabels() { return numLabels; }
+    /** Du, unary features per variable. */
+    public int unaryDim() { return unaryDim; }
+    /** Dp, pairwise features per edge. */
+    public int pairDim() { return pairDim; }
+    /** 1 + the largest {@code edge_type} of any example (1 when no example has edge types). */
+    public int numPairTypes() { return numPairTypes; }
+
+    /** Every example of every split, train then test then val. */
+    public List<Example> all() {
+        List<Example> out = new ArrayList<>(train);
+        out.addAll(test);
+        out.addAll(val);
+        return out;
+    }
+
+    @Override
+    public String toString() {
+        return "Dataset[" + (root != null ? root + ": " : "") + train.size() + " train, " + test.size() + " test, "
+                + val.size() + " val; L=" + numLabels + " Du=" + unaryDim + " Dp=" + pairDim + "]";
+    }
+}

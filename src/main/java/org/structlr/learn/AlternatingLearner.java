@@ -1,0 +1,131 @@
+package org.structlr.learn;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+import org.structlr.inference.Engines;
+import org.structlr.inference.MessagePassing;
+import org.structlr.model.ExampleBatch;
+import org.structlr.oracle.BiasedLogisticProblem;
+import org.structlr.oracle.Oracle;
+import org.structlr.oracle.ScoreFunction;
+
+/**
+ * Learning by alternating oracle fits with warm-started message passing (the paper's Alg. 1):
+ * each iteration fits every unary type, runs {@code sweepsPerFit} sweeps on every training example,
+ * fits every pairwise type, and runs {@code sweepsPerFit} more. Messages persist across iterations,
+ * so learning and inference are optimised jointly; nothing is run to convergence inside.
+ *
+ * <p>The oracle step (DESIGN §1): with the messages fixed, minimising the objective over one type's
+ * function is a logistic regression whose rows carry the bias b = c / eps, with
+ * c_i(y) = Delta_i(y) - sum_a lambda_{a->i}(y) for unary rows and
+ * c_a(y_i, y_j) = lambda_{a->i}(y_i) + lambda_{a->j}(y_j) for pairwise rows.
+ */
+public final class AlternatingLearner {
+    private final LearnSettings settings;
+    private final Oracle unaryOracle;
+    private final List<Oracle> pairOracles;
+
+    /** One oracle per pairwise type (in the batch's type order). */
+    public AlternatingLearner(LearnSettings settings, Oracle unaryOracle, List<Oracle> pairOracles) {
+        this.settings = settings;
+        this.unaryOracle = unaryOracle;
+        this.pairOracles = List.copyOf(pairOracles);
+    }
+
+    /** The functions learned, and the curve of the run. */
+    public record Result(ScoreFunction unary, List<ScoreFunction> pair, List<IterationRecord> curve) {}
+
+    public Result train(ExampleBatch train, ExampleBatch test, LearnListener listener) {
+        if (!train.hasLabels()) throw new IllegalArgumentException("training examples must carry labels");
+        if (pairOracles.size() != train.numPairTypes()) {
+            throw new IllegalArgumentException(pairOracles.size() + " pairwise oracles for " + train.numPairTypes() + " pairwise types");
+        }
+        double eps = settings.eps();
+        int L = train.numLabels();
+        long start = System.nanoTime();
+        INDArray delta = train.hammingLoss();
+        INDArray trueUnary = oneHot(train.labels(), L);                       // [V, L]
+        int[] trueLabels = train.labels();
+        int numPairTypes = train.numPairTypes();
+        int[][] pairLabels = new int[numPairTypes][];
+        for (int t = 0; t < numPairTypes; t++) pairLabels[t] = train.pairLabels(t);
+        INDArray truePair = oneHot(jointLabels(train), L * L);                 // [E, L*L]
+
+        ScoreFunction unary = null;
+        List<ScoreFunction> pair = new ArrayList<>(Collections.nCopies(numPairTypes, null));
+        List<IterationRecord> curve = new ArrayList<>();
+        try (MessagePassing mp = Engines.create(train.graph(), eps, DataType.FLOAT);
+             MessagePassing trainEval = settings.evalSweeps() > 0 ? Engines.create(train.graph(), eps, DataType.FLOAT) : null;
+             MessagePassing testEval = test != null && settings.evalSweeps() > 0 ? Engines.create(test.graph(), eps, DataType.FLOAT) : null) {
+            INDArray thetaU = train.unaryPotentials(null, eps).addi(delta);
+            INDArray thetaP = train.pairPotentials(pair, eps);
+            mp.setPotentials(thetaU, thetaP);
+            for (int it = 1; it <= settings.iterations(); it++) {
+                // Unary oracle: bias (Delta - sum of incoming messages) / eps.
+                INDArray biasU = delta.sub(mp.incomingMessageSums().castTo(DataType.FLOAT)).divi(eps);
+                unary = unaryOracle.fit(new BiasedLogisticProblem(train.unaryFeatures(), trueLabels, biasU, L), unary);
+                thetaU = train.unaryPotentials(unary, eps).addi(delta);
+                mp.setPotentials(thetaU, thetaP);
+                mp.iterate(settings.sweepsPerFit());
+
+                // Pairwise oracles: bias (lambda_{a->i}(y_i) + lambda_{a->j}(y_j)) / eps.
+                INDArray biasP = pairBias(mp.messages().castTo(DataType.FLOAT), L).divi(eps);
+                for (int t = 0; t < numPairTypes; t++) {
+                    INDArray rows = numPairTypes == 1 ? biasP : Nd4j.pullRows(biasP, 1, train.edgesOfType(t));
+                    pair.set(t, pairOracles.get(t).fit(new BiasedLogisticProblem(train.pairFeatures(t), pairLabels[t], rows, L * L), pair.get(t)));
+                }
+                thetaP = train.pairPotentials(pair, eps);
+                mp.setPotentials(thetaU, thetaP);
+                mp.iterate(settings.sweepsPerFit());
+
+                // R = sum_k [ -F(x^k, y^k) + A(lambda^k, theta^k) ] per variable; Delta is 0 at the truth.
+                double f = thetaU.mul(trueUnary).sumNumber().doubleValue() + thetaP.mul(truePair).sumNumber().doubleValue();
+                double objective = (mp.dual() - f) / train.graph().numVariables();
+                double trainErr = Double.NaN, testErr = Double.NaN;
+                if (trainEval != null) {
+                    trainEval.setPotentials(thetaU.sub(delta), thetaP);
+                    trainEval.iterate(settings.evalSweeps());
+                    trainErr = train.error(trainEval.decode());
+                }
+                if (testEval != null) {
+                    testEval.setPotentials(test.unaryPotentials(unary, eps), test.pairPotentials(pair, eps));
+                    testEval.iterate(settings.evalSweeps());
+                    if (test.hasLabels()) testErr = test.error(testEval.decode());
+                }
+                IterationRecord rec = new IterationRecord(it, objective, trainErr, testErr, (System.nanoTime() - start) / 1e9);
+                curve.add(rec);
+                listener.onIteration(rec, settings.iterations());
+            }
+        }
+        return new Result(unary, pair, curve);
+    }
+
+    /** [E, L*L]: lambda_{a->i}(y_i) + lambda_{a->j}(y_j) from messages [E, 2, L]. */
+    static INDArray pairBias(INDArray messages, int L) {
+        long E = messages.size(0);
+        INDArray toI = messages.get(org.nd4j.linalg.indexing.NDArrayIndex.all(), org.nd4j.linalg.indexing.NDArrayIndex.point(0),
+                org.nd4j.linalg.indexing.NDArrayIndex.all()).reshape(E, L, 1);
+        INDArray toJ = messages.get(org.nd4j.linalg.indexing.NDArrayIndex.all(), org.nd4j.linalg.indexing.NDArrayIndex.point(1),
+                org.nd4j.linalg.indexing.NDArrayIndex.all()).reshape(E, 1, L);
+        return toI.broadcast(E, L, L).add(toJ.broadcast(E, L, L)).reshape(E, (long) L * L);
+    }
+
+    private static int[] jointLabels(ExampleBatch b) {
+        int[] y = b.labels();
+        int L = b.numLabels();
+        int E = b.graph().numEdges();
+        int[] out = new int[E];
+        for (int e = 0; e < E; e++) out[e] = y[b.graph().edgeFrom(e)] * L + y[b.graph().edgeTo(e)];
+        return out;
+    }
+
+    static INDArray oneHot(int[] labels, int classes) {
+        float[] data = new float[labels.length * classes];
+        for (int k = 0; k < labels.length; k++) data[k * classes + labels[k]] = 1f;
+        return Nd4j.create(data, new long[] {labels.length, classes}, DataType.FLOAT);
+    }
+}

@@ -1,0 +1,119 @@
+package org.structlr.learn;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.structlr.data.Dataset;
+import org.structlr.data.Example;
+import org.structlr.model.CrfModel;
+import org.structlr.model.ExampleBatch;
+import org.structlr.oracle.Oracle;
+import org.structlr.oracle.ScoreFunction;
+
+/** Trains a model on a data set: the one entry point the CLI, the experiments and the notebooks use. */
+public final class Training {
+    private Training() {}
+
+    public record Outcome(CrfModel model, List<IterationRecord> curve) {}
+
+    /** Pairwise type names: one type, or one per edge_type value. */
+    public static List<String> pairTypeNames(int numPairTypes) {
+        if (numPairTypes <= 1) return List.of("pairwise");
+        List<String> names = new ArrayList<>();
+        for (int t = 0; t < numPairTypes; t++) names.add("pairwise-" + t);
+        return names;
+    }
+
+    public static Outcome train(Dataset data, OracleKind unaryKind, OracleKind pairKind, LearnSettings settings,
+                                int threads, LearnListener listener) {
+        List<String> types = pairTypeNames(data.numPairTypes());
+        int L = data.numLabels();
+        ExampleBatch train = new ExampleBatch(data.train(), L, types);
+        ExampleBatch test = data.test().isEmpty() ? null : new ExampleBatch(data.test(), L, types);
+        Oracle unaryOracle = unaryKind.create(true, settings.seed(), threads);
+        List<Oracle> pairOracles = new ArrayList<>();
+        for (int t = 0; t < types.size(); t++) pairOracles.add(pairKind.create(false, settings.seed() + 1 + t, threads));
+        AlternatingLearner.Result r = new AlternatingLearner(settings, unaryOracle, pairOracles).train(train, test, listener);
+        // A type never fitted (0 iterations) is the zero function.
+        ScoreFunction unary = r.unary() != null ? r.unary() : new org.structlr.oracle.ZeroOracle().fit(
+                new org.structlr.oracle.BiasedLogisticProblem(train.unaryFeatures(), train.labels(),
+                        org.nd4j.linalg.factory.Nd4j.zeros(org.nd4j.linalg.api.buffer.DataType.FLOAT, train.graph().numVariables(), L), L), null);
+        List<ScoreFunction> pair = new ArrayList<>();
+        for (int t = 0; t < types.size(); t++) {
+            ScoreFunction f = r.pair().get(t);
+            if (f == null) {
+                int[] yl = train.pairLabels(t);
+                f = new org.structlr.oracle.ZeroOracle().fit(new org.structlr.oracle.BiasedLogisticProblem(train.pairFeatures(t), yl,
+                        org.nd4j.linalg.factory.Nd4j.zeros(org.nd4j.linalg.api.buffer.DataType.FLOAT, yl.length, (long) L * L), L * L), null);
+            }
+            pair.add(f);
+        }
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("unary", unaryKind.cliName());
+        s.put("pairwise", pairKind.cliName());
+        s.put("iterations", settings.iterations());
+        s.put("eps", settings.eps());
+        s.put("sweepsPerFit", settings.sweepsPerFit());
+        s.put("evalSweeps", settings.evalSweeps());
+        s.put("seed", settings.seed());
+        Map<String, Object> prov = provenance(data, settings.seed());
+        IterationRecord last = r.curve().isEmpty() ? null : r.curve().get(r.curve().size() - 1);
+        if (last != null) {
+            prov.put("trainError", last.trainError());
+            prov.put("testError", last.testError());
+            prov.put("trainingSeconds", last.seconds());
+        }
+        return new Outcome(new CrfModel(L, settings.eps(), types, unary, pair, s, prov), r.curve());
+    }
+
+    public static Map<String, Object> provenance(Dataset data, long seed) {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("seed", seed);
+        p.put("dataHash", dataHash(data));
+        data.root().ifPresent(root -> p.put("data", root.toString()));
+        p.put("trainExamples", data.train().size());
+        p.put("testExamples", data.test().size());
+        p.put("structlr", Training.class.getPackage().getImplementationVersion() == null ? "dev" : Training.class.getPackage().getImplementationVersion());
+        p.put("java", System.getProperty("java.version"));
+        p.put("nd4j", "1.0.0-M2.1");
+        p.put("created", Instant.now().toString());
+        return p;
+    }
+
+    /** SHA-256 over every training and test example's arrays, in order. */
+    public static String dataHash(Dataset data) {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            for (Example ex : data.all()) {
+                update(md, ex.unary());
+                update(md, ex.pairwise());
+                int[] e = ex.edges();
+                ByteBuffer b = ByteBuffer.allocate(4 * e.length).order(ByteOrder.LITTLE_ENDIAN);
+                for (int v : e) b.putInt(v);
+                md.update(b.array());
+                if (ex.hasLabels()) {
+                    int[] y = ex.labels();
+                    ByteBuffer c = ByteBuffer.allocate(4 * y.length).order(ByteOrder.LITTLE_ENDIAN);
+                    for (int v : y) c.putInt(v);
+                    md.update(c.array());
+                }
+            }
+            return HexFormat.of().formatHex(md.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void update(MessageDigest md, float[] a) {
+        ByteBuffer b = ByteBuffer.allocate(4 * a.length).order(ByteOrder.LITTLE_ENDIAN);
+        for (float v : a) b.putFloat(v);
+        md.update(b.array());
+    }
+}

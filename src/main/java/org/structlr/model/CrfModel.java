@@ -1,0 +1,206 @@
+package org.structlr.model;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.structlr.data.BadInputException;
+import org.structlr.oracle.ScoreFunction;
+import org.structlr.oracle.ScoreFunctions;
+
+/**
+ * A trained CRF: the label count, eps, the factor types and each type's function, plus the
+ * settings and provenance that made it. Saved as a folder:
+ * <pre>
+ *   model.json          format, version, settings, provenance, and a SHA-256 of every other file
+ *   unary/              the unary function (ScoreFunction.save)
+ *   pair-&lt;k&gt;/            the function of pairwise type k
+ * </pre>
+ * Loading checks the format, version and every checksum first, so a corrupted or foreign folder is
+ * refused whole, never half-loaded. Saving writes a temporary folder beside the target and moves
+ * it into place.
+ */
+public final class CrfModel {
+    public static final String FORMAT = "structlr-model";
+    public static final int VERSION = 1;
+    public static final String MANIFEST = "model.json";
+    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private final int numLabels;
+    private final double eps;
+    private final List<String> pairTypes;
+    private final ScoreFunction unary;
+    private final List<ScoreFunction> pair;
+    private final Map<String, Object> settings;
+    private final Map<String, Object> provenance;
+
+    public CrfModel(int numLabels, double eps, List<String> pairTypes, ScoreFunction unary, List<ScoreFunction> pair,
+                    Map<String, Object> settings, Map<String, Object> provenance) {
+        if (pair.size() != pairTypes.size()) throw new IllegalArgumentException(pair.size() + " pairwise functions for " + pairTypes.size() + " types");
+        this.numLabels = numLabels;
+        this.eps = eps;
+        this.pairTypes = List.copyOf(pairTypes);
+        this.unary = unary;
+        this.pair = List.copyOf(pair);
+        this.settings = new LinkedHashMap<>(settings);
+        this.provenance = new LinkedHashMap<>(provenance);
+    }
+
+    public int numLabels() { return numLabels; }
+    public double eps() { return eps; }
+    public List<String> pairTypes() { return pairTypes; }
+    public ScoreFunction unary() { return unary; }
+    public List<ScoreFunction> pair() { return pair; }
+    public Map<String, Object> settings() { return settings; }
+    public Map<String, Object> provenance() { return provenance; }
+
+    public int unaryFeatures() { return unary.numFeatures(); }
+    public int pairFeatures() { return pair.get(0).numFeatures(); }
+
+    public void save(Path dir) throws IOException {
+        Path abs = dir.toAbsolutePath();
+        Path parent = abs.getParent();
+        Files.createDirectories(parent);
+        Path tmp = Files.createTempDirectory(parent, "." + abs.getFileName() + ".tmp-");
+        try {
+            unary.save(tmp.resolve("unary"));
+            for (int t = 0; t < pair.size(); t++) pair.get(t).save(tmp.resolve("pair-" + t));
+            ObjectNode m = JSON.createObjectNode();
+            m.put("format", FORMAT);
+            m.put("version", VERSION);
+            m.put("numLabels", numLabels);
+            m.put("eps", eps);
+            m.put("unaryKind", unary.kind());
+            m.put("unaryFeatures", unary.numFeatures());
+            ArrayNode types = m.putArray("pairTypes");
+            for (int t = 0; t < pairTypes.size(); t++) {
+                ObjectNode o = types.addObject();
+                o.put("name", pairTypes.get(t));
+                o.put("kind", pair.get(t).kind());
+                o.put("features", pair.get(t).numFeatures());
+                o.put("folder", "pair-" + t);
+            }
+            m.set("settings", JSON.valueToTree(settings));
+            m.set("provenance", JSON.valueToTree(provenance));
+            m.set("sha256", JSON.valueToTree(checksums(tmp)));
+            JSON.writeValue(tmp.resolve(MANIFEST).toFile(), m);
+            if (Files.exists(abs)) {
+                if (!Files.isRegularFile(abs.resolve(MANIFEST))) {
+                    throw new IOException(abs + ": exists and is not a structlr model folder; not overwriting it");
+                }
+                Path old = Files.createTempDirectory(parent, "." + abs.getFileName() + ".old-");
+                Files.delete(old);
+                Files.move(abs, old, StandardCopyOption.ATOMIC_MOVE);
+                Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE);
+                deleteTree(old);
+            } else {
+                Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE);
+            }
+        } finally {
+            if (Files.exists(tmp)) deleteTree(tmp);
+        }
+    }
+
+    public static CrfModel load(Path dir) {
+        Path manifest = dir.resolve(MANIFEST);
+        if (!Files.isDirectory(dir)) throw new BadInputException(dir, "no such model folder");
+        if (!Files.isRegularFile(manifest)) throw new BadInputException(dir, "not a structlr model (no " + MANIFEST + ")");
+        JsonNode m;
+        try {
+            m = JSON.readTree(manifest.toFile());
+        } catch (IOException e) {
+            throw new BadInputException(manifest, "unreadable model manifest: " + e.getMessage());
+        }
+        if (m == null || !FORMAT.equals(m.path("format").asText())) throw new BadInputException(manifest, "not a structlr model manifest");
+        if (m.path("version").asInt(-1) != VERSION) {
+            throw new BadInputException(manifest, "model format version " + m.path("version") + " is not supported (this build reads " + VERSION + ")");
+        }
+        try {
+            Map<String, String> actual = checksums(dir);
+            Map<String, String> expected = new TreeMap<>();
+            for (Iterator<Map.Entry<String, JsonNode>> it = m.path("sha256").fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                expected.put(e.getKey(), e.getValue().asText());
+            }
+            if (expected.isEmpty()) throw new BadInputException(manifest, "model manifest lists no checksums");
+            for (Map.Entry<String, String> e : expected.entrySet()) {
+                String got = actual.get(e.getKey());
+                if (got == null) throw new BadInputException(dir.resolve(e.getKey()), "missing from the model folder");
+                if (!got.equals(e.getValue())) throw new BadInputException(dir.resolve(e.getKey()), "checksum mismatch: the model file is corrupted or was changed");
+            }
+            ScoreFunction unary = ScoreFunctions.load(dir.resolve("unary"));
+            List<String> names = new ArrayList<>();
+            List<ScoreFunction> pair = new ArrayList<>();
+            for (JsonNode t : m.path("pairTypes")) {
+                names.add(t.path("name").asText());
+                pair.add(ScoreFunctions.load(dir.resolve(t.path("folder").asText())));
+            }
+            @SuppressWarnings("unchecked")
+            Map<String, Object> settings = JSON.treeToValue(m.path("settings"), Map.class);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> prov = JSON.treeToValue(m.path("provenance"), Map.class);
+            return new CrfModel(m.path("numLabels").asInt(), m.path("eps").asDouble(), names, unary, pair, settings, prov);
+        } catch (IOException e) {
+            throw new BadInputException(dir, "cannot load model: " + e.getMessage(), e);
+        }
+    }
+
+    /** SHA-256 of every file under {@code dir} except the manifest, by relative path. */
+    static Map<String, String> checksums(Path dir) throws IOException {
+        Map<String, String> out = new TreeMap<>();
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) files.filter(Files::isRegularFile).sorted()::iterator) {
+                String rel = dir.relativize(p).toString().replace('\\', '/');
+                if (rel.equals(MANIFEST)) continue;
+                out.put(rel, sha256(p));
+            }
+        }
+        return out;
+    }
+
+    public static String sha256(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            byte[] buf = new byte[1 << 16];
+            for (int r; (r = in.read(buf)) > 0; ) md.update(buf, 0, r);
+            return HexFormat.of().formatHex(md.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static void deleteTree(Path root) throws IOException {
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Files.delete(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path d, IOException exc) throws IOException {
+                Files.delete(d);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+}

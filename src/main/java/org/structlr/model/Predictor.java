@@ -1,0 +1,42 @@
+package org.structlr.model;
+
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.structlr.data.BadInputException;
+import org.structlr.data.Example;
+import org.structlr.inference.Engines;
+import org.structlr.inference.InferenceResult;
+import org.structlr.inference.MessagePassing;
+import org.structlr.inference.StopRule;
+
+/** Prediction with a trained model: potentials without loss augmentation, message passing, argmax. */
+public final class Predictor {
+    private Predictor() {}
+
+    /** Labels {@code [V]}, marginals {@code [V, L]} of the whole batch, and how inference ended. */
+    public record Prediction(int[] labels, INDArray marginals, InferenceResult inference) {}
+
+    /** Refuses examples whose feature widths do not match the model, naming the file. */
+    public static void checkCompatible(CrfModel model, Example ex) {
+        if (ex.unaryDim() != model.unaryFeatures()) {
+            throw new BadInputException("" + ex.name() + ": " + ex.unaryDim() + " unary features but the model expects " + model.unaryFeatures());
+        }
+        if (ex.numEdges() > 0 && ex.pairDim() != model.pairFeatures()) {
+            throw new BadInputException("" + ex.name() + ": " + ex.pairDim() + " pairwise features but the model expects " + model.pairFeatures());
+        }
+    }
+
+    public static Prediction predict(CrfModel model, ExampleBatch batch, StopRule stop) {
+        for (Example ex : batch.examples()) checkCompatible(model, ex);
+        try (MessagePassing mp = Engines.create(batch.graph(), model.eps(), DataType.FLOAT)) {
+            mp.setPotentials(batch.unaryPotentials(model.unary(), model.eps()), batch.pairPotentials(model.pair(), model.eps()));
+            InferenceResult r = mp.run(stop);
+            return new Prediction(mp.decode(), mp.unaryBeliefs(), r);
+        }
+    }
+
+    /** Stop when the duality gap per variable is below {@code tolPerVariable}, or after {@code max} sweeps. */
+    public static StopRule defaultStop(ExampleBatch batch, int max, double tolPerVariable) {
+        return new StopRule(max, tolPerVariable * batch.graph().numVariables(), 10);
+    }
+}

@@ -1,0 +1,222 @@
+package org.structlr.oracle;
+
+import java.lang.ref.WeakReference;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import ml.dmlc.xgboost4j.java.Booster;
+import ml.dmlc.xgboost4j.java.DMatrix;
+import ml.dmlc.xgboost4j.java.XGBoost;
+import ml.dmlc.xgboost4j.java.XGBoostError;
+import ml.dmlc.xgboost4j.java.XGBoostJNI;
+import org.nd4j.linalg.api.ndarray.INDArray;
+
+/**
+ * The boosted-trees function class: every fit adds ONE round, one XGBoost regression tree per class,
+ * fitted to the biased logistic loss at the current ensemble.
+ *
+ * <p>Per fit, with m the ensemble's margin on the training rows (the booster's own prediction
+ * cache), z = m + b and p = softmax(z), the custom gradient and Hessian handed to
+ * {@code booster.boost(dmatrix, round, grad, hess)} are
+ * <pre>
+ *   grad_nc = p_nc - [y_n = c]          hess_nc = max(2 p_nc (1 - p_nc), 1e-16)
+ * </pre>
+ * (XGBoost's own softmax Hessian, so a leaf's value is -eta * G / (H + lambda) with its factor 2;
+ * the exact diagonal Newton step would be twice as large). Settings, all fixed here:
+ * <ul>
+ *   <li>eta (shrinkage) 0.25, lambda (L2 on leaves) 0: the leaf value is the (halved) Newton step;</li>
+ *   <li>leaves hold at least 5% of the data, in Hessian weight: {@code min_child_weight} is set
+ *       before every round to 0.05 * min over classes of sum_n hess_nc (XGBoost can only bound the
+ *       Hessian weight of a leaf, not its row count; where p is the same everywhere the two agree);</li>
+ *   <li>max_depth 5 (the 5% rule already allows at most 20 leaves), {@code tree_method} hist with
+ *       256 bins, gamma 0, no subsampling; seed fixed; {@code nthread} a constructor parameter.</li>
+ *   <li>base_score 0 and a zero base margin on every matrix, so margins are exactly sums of leaves.</li>
+ * </ul>
+ *
+ * <p>The bias changes between fits while the features stay the same, so the oracle keeps one
+ * DMatrix per feature array (looked up by identity, then by shape and a 64-bit content hash; the
+ * most recent {@value #CACHE_SIZE} are kept) and never changes its margin (changing the margin of a
+ * DMatrix already trained on gives silently wrong trees): the bias enters only through the custom
+ * gradients. Only the latest snapshot of a boosting run can be continued. Close the oracle to free
+ * the cached native matrices; boosters are freed by xgboost4j when their last snapshot is collected.
+ * Not thread-safe.
+ */
+public final class BoostOracle implements Oracle, AutoCloseable {
+
+    public static final double ETA = 0.25;
+    public static final double MIN_LEAF_FRACTION = 0.05;
+    public static final int MAX_DEPTH = 5;
+    static final int CACHE_SIZE = 4;
+
+    private final int nthread;
+    private final long seed;
+    private final LinkedHashMap<Long, CachedMatrix> cache = new LinkedHashMap<>(8, 0.75f, true);
+
+    private static final class CachedMatrix {
+        final DMatrix dmatrix;
+        final long rows;
+        final long cols;
+        WeakReference<INDArray> lastArray;
+
+        CachedMatrix(DMatrix dmatrix, long rows, long cols, INDArray array) {
+            this.dmatrix = dmatrix;
+            this.rows = rows;
+            this.cols = cols;
+            this.lastArray = new WeakReference<>(array);
+        }
+    }
+
+    public BoostOracle() {
+        this(Runtime.getRuntime().availableProcessors(), 12345L);
+    }
+
+    public BoostOracle(int nthread, long seed) {
+        if (nthread < 1) throw new IllegalArgumentException("boost oracle: nthread must be >= 1");
+        this.nthread = nthread;
+        this.seed = seed;
+    }
+
+    private Map<String, Object> params(int numClasses) {
+        Map<String, Object> m = new HashMap<>();
+        m.put("objective", "multi:softprob");   // only fixes the output width; gradients are ours
+        m.put("num_class", numClasses);
+        m.put("base_score", 0.0);
+        m.put("eta", ETA);
+        m.put("lambda", 0.0);
+        m.put("alpha", 0.0);
+        m.put("gamma", 0.0);
+        m.put("max_depth", MAX_DEPTH);
+        m.put("min_child_weight", 0.0);
+        m.put("tree_method", "hist");
+        m.put("max_bin", 256);
+        m.put("subsample", 1.0);
+        m.put("nthread", nthread);
+        m.put("seed", seed);
+        m.put("verbosity", 0);
+        m.put("disable_default_eval_metric", 1);
+        return m;
+    }
+
+    @Override
+    public ScoreFunction fit(BiasedLogisticProblem p, ScoreFunction previous) {
+        ScoreFunctions.checkClasses(previous, p, "boost oracle");
+        int n = p.numRows();
+        int c = p.numClasses();
+        BoostScore.Ensemble ens;
+        if (previous == null || previous instanceof ZeroScore) {
+            ens = new BoostScore.Ensemble(p.numFeatures(), c);
+        } else if (previous instanceof BoostScore bs) {
+            ens = bs.ensemble();
+            if (bs.rounds() != ens.rounds) {
+                throw new IllegalStateException("boost oracle: only the latest function of a boosting run can be continued"
+                        + " (given " + bs.rounds() + " rounds, the run has " + ens.rounds + ")");
+            }
+        } else {
+            throw new IllegalArgumentException("boost oracle: cannot continue from a " + previous.kind() + " function");
+        }
+        try {
+            DMatrix dm = matrixFor(p);
+            synchronized (ens) {
+                if (ens.booster == null) {
+                    ens.booster = XGBoost.train(dm, params(c), 0, new HashMap<>(), null, null);
+                }
+                Booster booster = ens.booster;
+                float[][] margin = ens.rounds == 0 ? null : booster.predict(dm, true, 0);
+                if (margin != null && (margin.length != n || margin[0].length != c)) {
+                    throw new IllegalStateException("boost oracle: XGBoost margin has the wrong shape");
+                }
+                double[] b = BiasedLogisticProblem.flatDouble(p.bias());
+                int[] y = p.labels();
+                float[] grad = new float[n * c];
+                float[] hess = new float[n * c];
+                double[] hsum = new double[c];
+                double[] z = new double[c];
+                for (int i = 0; i < n; i++) {
+                    int o = i * c;
+                    double max = Double.NEGATIVE_INFINITY;
+                    for (int k = 0; k < c; k++) {
+                        z[k] = (margin == null ? 0 : margin[i][k]) + b[o + k];
+                        max = Math.max(max, z[k]);
+                    }
+                    double sum = 0;
+                    for (int k = 0; k < c; k++) {
+                        z[k] = Math.exp(z[k] - max);
+                        sum += z[k];
+                    }
+                    for (int k = 0; k < c; k++) {
+                        double pr = z[k] / sum;
+                        double h = Math.max(2 * pr * (1 - pr), 1e-16);
+                        grad[o + k] = (float) (pr - (y[i] == k ? 1 : 0));
+                        hess[o + k] = (float) h;
+                        hsum[k] += h;
+                    }
+                }
+                double minH = Double.POSITIVE_INFINITY;
+                for (double h : hsum) minH = Math.min(minH, h);
+                booster.setParam("min_child_weight", MIN_LEAF_FRACTION * minH);
+                booster.boost(dm, ens.rounds, grad, hess);
+                ens.rounds++;
+                return new BoostScore(ens, ens.rounds);
+            }
+        } catch (XGBoostError e) {
+            throw new IllegalStateException("boost oracle: XGBoost failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** The cached DMatrix for the problem's features (zero base margin, labels set), building it if new. */
+    private DMatrix matrixFor(BiasedLogisticProblem p) throws XGBoostError {
+        INDArray x = p.features();
+        for (CachedMatrix cm : cache.values()) {
+            if (cm.lastArray.get() == x && cm.rows == x.size(0) && cm.cols == x.size(1)) return cm.dmatrix;
+        }
+        float[] flat = BiasedLogisticProblem.flatFloat(x);
+        long key = contentHash(flat, x.size(0), x.size(1));
+        CachedMatrix hit = cache.get(key);
+        if (hit != null && hit.rows == x.size(0) && hit.cols == x.size(1)) {
+            hit.lastArray = new WeakReference<>(x);
+            return hit.dmatrix;
+        }
+        int n = p.numRows();
+        DMatrix dm = new DMatrix(flat, n, p.numFeatures(), Float.NaN);
+        float[] labels = new float[n];
+        for (int i = 0; i < n; i++) labels[i] = p.labels()[i];
+        dm.setLabel(labels);
+        int rc = XGBoostJNI.XGDMatrixSetFloatInfo(dm.getHandle(), "base_margin", new float[n * p.numClasses()]);
+        if (rc != 0) {
+            dm.dispose();
+            throw new XGBoostError(XGBoostJNI.XGBGetLastError());
+        }
+        if (hit != null) cache.remove(key).dmatrix.dispose();   // hash collision with another shape
+        cache.put(key, new CachedMatrix(dm, x.size(0), x.size(1), x));
+        while (cache.size() > CACHE_SIZE) {
+            Iterator<Map.Entry<Long, CachedMatrix>> it = cache.entrySet().iterator();
+            it.next().getValue().dmatrix.dispose();
+            it.remove();
+        }
+        return dm;
+    }
+
+    static long contentHash(float[] flat, long rows, long cols) {
+        long h = 0xcbf29ce484222325L ^ (rows * 31 + cols);
+        for (float v : flat) {
+            h ^= Float.floatToRawIntBits(v);
+            h *= 0x100000001b3L;
+        }
+        return h;
+    }
+
+    /** Frees the cached native matrices. Functions fitted earlier stay usable. */
+    @Override
+    public void close() {
+        for (CachedMatrix cm : cache.values()) cm.dmatrix.dispose();
+        cache.clear();
+    }
+
+    @Override
+    public String describe() {
+        return "boost (XGBoost, 1 round per fit, eta " + ETA + ", leaves >= " + MIN_LEAF_FRACTION
+                + " of the Hessian weight, max depth " + MAX_DEPTH + ", " + nthread + " threads)";
+    }
+}
