@@ -45,13 +45,13 @@ class MessagePassingTest {
         try (MessagePassing mp = engine.open(p, eps)) {
             double[][][] lam = randomMessages(p.graph(), 1.5, new Random(31));
             mp.setMessages(TestEngines.messageArray(lam, p.graph().maxLabels()));
-            assertMessagesEqual(lam, TestEngines.messages(mp), p.graph(), 0, "messages read back");
+            assertMessagesEqual(lam, TestEngines.messages(mp), p.graph(), TIGHT, "messages read back");
             assertMatchesFormulas(mp, p, lam, eps, "at random messages");
 
             // new potentials keep the messages (warm start)
             Problem q = TestProblems.random(p.name(), p.graph(), p.coloring(), p.gridShape(), 0.7, new Random(32));
             mp.setPotentials(TestEngines.unaryArray(q), TestEngines.pairwiseArray(q));
-            assertMessagesEqual(lam, TestEngines.messages(mp), p.graph(), 0, "messages after setPotentials");
+            assertMessagesEqual(lam, TestEngines.messages(mp), p.graph(), TIGHT, "messages after setPotentials");
             assertMatchesFormulas(mp, q, lam, eps, "after new potentials");
 
             // and at the engine's own messages after some sweeps
@@ -90,7 +90,7 @@ class MessagePassingTest {
                 for (int start = 0; start < 2; start++) {
                     if (start == 1) mp.setMessages(TestEngines.messageArray(randomMessages(p.graph(), 2.0, new Random(41)), p.graph().maxLabels()));
                     double prev = mp.dual();
-                    for (int t = 0; t < 40; t++) {
+                    for (int t = 0; t < 15; t++) {
                         mp.iterate(1);
                         double d = mp.dual();
                         assertTrue(d <= prev + 1e-12 * Math.max(1, Math.abs(prev)),
@@ -349,8 +349,8 @@ class MessagePassingTest {
         for (double eps : new double[] {1.0, 0.05}) {
             try (MessagePassing mp = engine.open(p, eps)) {
                 double prev = mp.dual();
-                for (int t = 0; t < 30; t++) {
-                    mp.iterate(1);
+                for (int t = 0; t < 12; t++) {
+                    mp.iterate(t < 8 ? 1 : 10);
                     String when = "eps " + eps + " sweep " + t;
                     double d = mp.dual();
                     assertFalse(Double.isNaN(d) || Double.isNaN(mp.primal()), "NaN dual/primal " + when);
@@ -417,7 +417,8 @@ class MessagePassingTest {
         if (!engine.applies().test(p)) return;
         try (MessagePassing mp = engine.open(p, 0.2)) {
             for (int round = 0; round < 2; round++) {
-                mp.iterate(round == 0 ? 5 : 500);
+                if (round == 0) mp.iterate(5);
+                else assertTrue(converge(mp, 1e-9, 2000), "not converged, gap " + mp.gap());
                 double[][] bu = TestEngines.matrix(mp.unaryBeliefs(), g.numVariables(), L);
                 double[][] bp = TestEngines.matrix(mp.pairBeliefs(), g.numEdges(), L * L);
                 int[] y = mp.decode();

@@ -60,11 +60,21 @@ final class TestEngines {
         @Override public String toString() { return name; }
     }
 
-    static final List<Engine> ALL = List.of(
-            new Engine("loop", p -> true, (p, eps) -> new LoopMessagePassing(p.graph(), p.coloring(), eps))
-            // new Engine("nd4j-graph", p -> true, (p, eps) -> new GraphMessagePassing(p.graph(), p.coloring(), eps, DataType.DOUBLE)),
+    /** {@code -Dstructlr.test.engines=loop,nd4j-graph} restricts the tests to the named engines. */
+    static final List<Engine> ALL;
+
+    private static final List<Engine> KNOWN = List.of(
+            new Engine("loop", p -> true, (p, eps) -> new LoopMessagePassing(p.graph(), p.coloring(), eps)),
+            new Engine("nd4j-graph", p -> true, (p, eps) -> new GraphMessagePassing(p.graph(), p.coloring(), eps, DataType.DOUBLE))
             // new Engine("nd4j-grid", Problem::isGrid, (p, eps) -> new GridMessagePassing(p.gridCount(), p.gridHeight(), p.gridWidth(), p.graph().maxLabels(), eps, DataType.DOUBLE))
     );
+
+    static {
+        String only = System.getProperty("structlr.test.engines", "").trim();
+        List<String> names = only.isEmpty() ? null : List.of(only.split("\\s*,\\s*"));
+        ALL = KNOWN.stream().filter(e -> names == null || names.contains(e.name())).toList();
+        if (ALL.isEmpty()) throw new IllegalStateException("no engine named in structlr.test.engines=" + only);
+    }
 
     /** Every (engine, problem) pair where the engine applies. */
     static Stream<Arguments> pairs(List<Problem> problems) {
