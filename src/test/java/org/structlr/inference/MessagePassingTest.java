@@ -377,6 +377,23 @@ class MessagePassingTest {
                     // the engine's numbers are still the formulas' at its own messages
                     assertMatchesFormulas(mp, p, TestEngines.messages(mp), eps, when);
                 }
+                // messages with minus infinity on impossible labels survive a round trip through
+                // setMessages (a fresh engine) and setPotentials (a warm start), without NaN
+                double[][][] msgs = TestEngines.messages(mp);
+                boolean someMinusInf = false;
+                for (int a = 0; a < msgs.length; a++) {
+                    for (int y = 0; y < g.numLabels(g.edgeFrom(a)); y++) someMinusInf |= msgs[a][0][y] == Double.NEGATIVE_INFINITY;
+                }
+                assertTrue(someMinusInf, "the test needs messages that are minus infinity on an existing label");
+                try (MessagePassing fresh = engine.open(p, eps)) {
+                    fresh.setMessages(TestEngines.messageArray(msgs, L));
+                    assertSameState(mp, fresh, TIGHT, "eps " + eps + " messages copied to a fresh engine");
+                    mp.setPotentials(TestEngines.unaryArray(p), TestEngines.pairwiseArray(p));
+                    assertSameState(fresh, mp, TIGHT, "eps " + eps + " after setting the same potentials again");
+                    fresh.iterate(3);
+                    mp.iterate(3);
+                    assertSameState(fresh, mp, TIGHT, "eps " + eps + " 3 sweeps after the round trip");
+                }
             }
         }
         if (p.name().equals("constrained chain")) {
