@@ -1,12 +1,313 @@
 package org.structlr.cli;
 
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+import org.structlr.graph.Coloring;
+import org.structlr.graph.FactorGraph;
+import org.structlr.graph.Grids;
+import org.structlr.inference.GraphMessagePassing;
+import org.structlr.inference.MessagePassing;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
-/** Not yet: star-update throughput of the engines. */
-@Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmark the message-passing engines (not yet).")
-final class BenchCommand implements java.util.concurrent.Callable<Integer> {
+/**
+ * {@code structlr bench}: star-update throughput of the message-passing engines, in variables
+ * updated per second (one sweep updates every variable once), on
+ * <ol type="a">
+ *   <li>16 grids of 100x100, 2 labels;</li>
+ *   <li>4 grids of 256x256, 5 labels;</li>
+ *   <li>a random general graph of 100,000 variables, 200,000 distinct random edges (average
+ *       degree 4, fixed seed), 2 labels.</li>
+ * </ol>
+ * Every case runs the batched ND4J engines in float (the grid engine only on grids) and the plain
+ * Java loop engine as the baseline, in the same run on the same machine. Potentials are random
+ * normal(0, 1), unary and pairwise, eps = 0.1. Each engine is warmed up, then timed over repeated
+ * sweeps for about {@code --seconds}. The table is printed and written as Markdown, with the date,
+ * Java version, ND4J backend, OpenMP threads and cores, atomically to {@code --output}.
+ *
+ * <p>The bench knows the engines only by their constructors; an engine that is not in the build
+ * is listed as "n/a". An engine that fails is listed with its error and the exit code is 1.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Benchmark the message-passing engines: star updates (variables updated) per second.")
+final class BenchCommand implements Callable<Integer> {
+    static final double EPS = 0.1;
+    static final long SEED = 20130101L;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--output", paramLabel = "FILE", defaultValue = "bench/results.md",
+            description = "Markdown results file, written atomically; its folder is created (default: ${DEFAULT-VALUE}).")
+    Path output;
+
+    @Option(names = "--seconds", paramLabel = "S", defaultValue = "3",
+            description = "Timed seconds per engine and case, after a warm-up (default: ${DEFAULT-VALUE}).")
+    double seconds;
+
+    @Option(names = "--threads", paramLabel = "N",
+            description = "OpenMP threads of the ND4J native backend (default: as configured, e.g. by OMP_NUM_THREADS).")
+    Integer threads;
+
+    /** One engine on one case: how to build it (null when it is not in this build). */
+    record EngineSpec(String name, Supplier<MessagePassing> factory) {}
+
+    /** A benchmark problem and the engines that run it. */
+    record Case(String name, int variables, int edges, int labels, List<EngineSpec> engines) {}
+
+    /** One line of the table. */
+    record Row(Case c, String engine, long sweeps, double seconds, String note) {
+        double updatesPerSecond() {
+            return sweeps * (double) c.variables() / seconds;
+        }
+    }
+
     @Override
-    public Integer call() {
-        throw new UnsupportedOperationException("bench is not implemented yet");
+    public Integer call() throws IOException {
+        if (!(seconds > 0) || Double.isInfinite(seconds)) {
+            throw new ParameterException(spec.commandLine(), "--seconds must be a finite number greater than 0, got " + seconds);
+        }
+        if (threads != null && threads < 1) {
+            throw new ParameterException(spec.commandLine(), "--threads must be at least 1, got " + threads);
+        }
+        Path out = output.toAbsolutePath();
+        if (Files.isDirectory(out)) throw new org.structlr.data.BadInputException(out, "output is a directory");
+        try {
+            Files.createDirectories(out.getParent());
+        } catch (IOException e) {
+            throw new org.structlr.data.BadInputException(out, "cannot create the output folder: " + e);
+        }
+        InferCommand.checkWritable(out);
+
+        PrintWriter w = spec.commandLine().getOut();
+        if (threads != null && setThreads(threads) != threads) {
+            spec.commandLine().getErr().println("warning: --threads " + threads + " is above the native thread pool of "
+                    + Nd4j.getEnvironment().maxThreads() + "; using " + Nd4j.getEnvironment().maxMasterThreads()
+                    + " (set OMP_NUM_THREADS before starting Java for more)");
+        }
+        String header = environment();
+        w.println(header);
+        w.println(tableHeader());
+        w.flush();
+
+        List<Row> rows = new ArrayList<>();
+        boolean failed = false;
+        for (Case c : cases()) {
+            for (EngineSpec e : c.engines()) {
+                Row r = measure(c, e);
+                failed |= r.note().startsWith("failed");
+                rows.add(r);
+                w.println(tableRow(r));
+                w.flush();
+            }
+        }
+        StringBuilder md = new StringBuilder("# structlr message-passing benchmark\n\n").append(header).append('\n')
+                .append("Throughput = star updates per second: variables updated per second, one sweep (iteration) ")
+                .append("updating every variable once. Potentials normal(0, 1), eps = ").append(EPS)
+                .append(", ND4J engines in float, timed for about ").append(seconds).append(" s after a warm-up.\n\n")
+                .append(tableHeader()).append('\n');
+        for (Row r : rows) md.append(tableRow(r)).append('\n');
+        InferCommand.writeAtomically(out, md.toString().getBytes(StandardCharsets.UTF_8));
+        w.println("wrote " + out);
+        w.flush();
+        return failed ? Main.EXIT_FAILURE : Main.EXIT_OK;
+    }
+
+    /**
+     * Threads of the ND4J native (libnd4j) backend in 1.0.0-M2.1 (observed: after
+     * {@code setMaxThreads(1)} {@code maxThreads()} still reports the pool size, while
+     * {@code maxMasterThreads()} follows; a timing check needs an otherwise idle machine):
+     * <ul>
+     *   <li>{@code Environment.setMaxMasterThreads(n)} is the knob that works: libnd4j's
+     *       {@code Threads::parallel_for} splits every op over this many threads of its pool.</li>
+     *   <li>{@code Environment.setMaxThreads(n)} is accepted but ignored ({@code maxThreads()} keeps
+     *       the pool size): the pool is sized once, at start-up, from {@code OMP_NUM_THREADS}
+     *       (else the core count). So {@code --threads} can lower the threads below the pool but
+     *       not raise them above it; set {@code OMP_NUM_THREADS} before starting Java for that.
+     *       Master threads above the pool size are capped by libnd4j.</li>
+     *   <li>The BLAS library (only matrix products) has its own pool: {@code Blas.setMaxThreads}.</li>
+     * </ul>
+     * On CUDA they only affect host-side work. Returns the effective per-op thread count.
+     */
+    static int setThreads(int n) {
+        Nd4j.getEnvironment().setMaxThreads(n);
+        Nd4j.getEnvironment().setMaxMasterThreads(n);
+        try {
+            Nd4j.factory().blas().setMaxThreads(n);
+        } catch (RuntimeException ignored) {
+            // A backend without a settable BLAS pool (e.g. CUDA): nothing to cap.
+        }
+        return Nd4j.getEnvironment().maxMasterThreads();
+    }
+
+    /** The three cases; the engines are built lazily, one at a time, so only one lives at once. */
+    static List<Case> cases() {
+        List<Case> cases = new ArrayList<>();
+        cases.add(gridCase("(a) 16 grids 100x100", 16, 100, 100, 2));
+        cases.add(gridCase("(b) 4 grids 256x256", 4, 256, 256, 5));
+
+        int n = 100_000, m = 200_000;
+        Supplier<FactorGraph> random = memo(() -> randomGraph(n, m, 2, SEED));
+        Supplier<Coloring> greedy = memo(() -> Coloring.greedy(random.get()));
+        cases.add(new Case("(c) random graph, degree 4", n, m, 2, List.of(
+                new EngineSpec("graph (ND4J, float)", () -> new GraphMessagePassing(random.get(), greedy.get(), EPS, DataType.FLOAT)),
+                loop(random, greedy))));
+        return cases;
+    }
+
+    private static Case gridCase(String name, int count, int h, int w, int labels) {
+        Supplier<FactorGraph> union = memo(() -> FactorGraph.disjointUnion(Collections.nCopies(count, Grids.grid(h, w, labels, false))));
+        Supplier<Coloring> board = () -> Coloring.checkerboard(h, w, count);
+        int edges = count * (h * (w - 1) + (h - 1) * w);
+        return new Case(name, count * h * w, edges, labels, List.of(
+                new EngineSpec("grid (ND4J, float)", () -> InferCommand.construct("GridMessagePassing",
+                        new Class<?>[] {int.class, int.class, int.class, int.class, double.class, DataType.class},
+                        count, h, w, labels, EPS, DataType.FLOAT)),
+                new EngineSpec("graph (ND4J, float)", () -> new GraphMessagePassing(union.get(), board.get(), EPS, DataType.FLOAT)),
+                loop(union, board)));
+    }
+
+    private static EngineSpec loop(Supplier<FactorGraph> g, Supplier<Coloring> c) {
+        return new EngineSpec("loop (plain Java)", () -> InferCommand.construct("LoopMessagePassing",
+                new Class<?>[] {FactorGraph.class, Coloring.class, double.class}, g.get(), c.get(), EPS));
+    }
+
+    /** {@code m} distinct random edges over {@code n} variables (no self-loops), from a fixed seed. */
+    static FactorGraph randomGraph(int n, int m, int labels, long seed) {
+        Random rnd = new Random(seed);
+        Set<Long> seen = new HashSet<>(2 * m);
+        int[][] edges = new int[m][];
+        int k = 0;
+        while (k < m) {
+            int i = rnd.nextInt(n), j = rnd.nextInt(n);
+            if (i == j) continue;
+            int a = Math.min(i, j), b = Math.max(i, j);
+            if (seen.add((long) a * n + b)) edges[k++] = new int[] {a, b};
+        }
+        return FactorGraph.of(n, labels, edges);
+    }
+
+    private static <T> Supplier<T> memo(Supplier<T> s) {
+        return new Supplier<>() {
+            private T value;
+
+            @Override
+            public synchronized T get() {
+                if (value == null) value = s.get();
+                return value;
+            }
+        };
+    }
+
+    /** Builds the engine, sets random potentials, warms up, then times sweeps for about --seconds. */
+    Row measure(Case c, EngineSpec e) {
+        MessagePassing mp;
+        try {
+            mp = e.factory().get();
+        } catch (UnsupportedOperationException ex) {
+            return new Row(c, e.name(), 0, 0, "n/a (not in this build)");
+        } catch (RuntimeException | OutOfMemoryError ex) {
+            return new Row(c, e.name(), 0, 0, "failed: " + ex);
+        }
+        try (mp) {
+            FactorGraph g = mp.graph();
+            int l = g.maxLabels();
+            Nd4j.getRandom().setSeed(SEED);
+            INDArray unary = Nd4j.randn(DataType.FLOAT, g.numVariables(), l);
+            INDArray pair = Nd4j.randn(DataType.FLOAT, g.numEdges(), (long) l * l);
+            mp.setPotentials(unary, pair);
+
+            // Warm-up: JIT, scratch buffers, native thread pools; at least 3 sweeps, ~1/4 of the time.
+            long warmNanos = (long) (0.25 * seconds * 1e9);
+            long t0 = System.nanoTime();
+            for (int k = 0; k < 3 || System.nanoTime() - t0 < warmNanos; k++) {
+                mp.iterate(1);
+                Nd4j.getExecutioner().commit(); // wait for queued device work (a no-op on CPU)
+            }
+            long budget = (long) (seconds * 1e9);
+            long sweeps = 0;
+            long start = System.nanoTime(), now;
+            do {
+                mp.iterate(1);
+                Nd4j.getExecutioner().commit();
+                sweeps++;
+                now = System.nanoTime();
+            } while (now - start < budget);
+            double dual = mp.dual();
+            String note = Double.isFinite(dual) ? "" : "failed: dual is " + dual + " after the sweeps";
+            return new Row(c, e.name(), sweeps, (now - start) / 1e9, note);
+        } catch (RuntimeException | OutOfMemoryError ex) {
+            return new Row(c, e.name(), 0, 0, "failed: " + ex);
+        }
+    }
+
+    static String environment() {
+        Runtime rt = Runtime.getRuntime();
+        String backend = Nd4j.getBackend().getClass().getSimpleName();
+        Properties info = new Properties();
+        try {
+            info = Nd4j.getExecutioner().getEnvironmentInformation();
+        } catch (RuntimeException ignored) {
+            // Optional detail only.
+        }
+        String blas = info.getProperty("blas.vendor", "?");
+        return "- date: " + ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME) + "\n"
+                + "- Java: " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")\n"
+                + "- ND4J: " + nd4jVersion() + ", backend " + backend
+                + ", BLAS " + blas + "\n"
+                + "- native threads (OpenMP / libnd4j): " + Nd4j.getEnvironment().maxMasterThreads() + " per op, pool of "
+                + Nd4j.getEnvironment().maxThreads() + " (OMP_NUM_THREADS=" + System.getenv().getOrDefault("OMP_NUM_THREADS", "unset") + ")\n"
+                + "- cores: " + rt.availableProcessors() + ", OS: " + System.getProperty("os.name") + " "
+                + System.getProperty("os.arch") + ", max heap " + rt.maxMemory() / (1 << 20) + " MiB\n";
+    }
+
+    /** The nd4j-api version from its Maven metadata ("?" when the jar has none, e.g. when shaded). */
+    static String nd4jVersion() {
+        try (var in = Nd4j.class.getResourceAsStream("/META-INF/maven/org.nd4j/nd4j-api/pom.properties")) {
+            if (in == null) return "?";
+            Properties p = new Properties();
+            p.load(in);
+            return p.getProperty("version", "?");
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    static String tableHeader() {
+        return "| case | engine | variables | edges | labels | sweeps | seconds | ms / sweep | star updates / s | note |\n"
+                + "|---|---|---:|---:|---:|---:|---:|---:|---:|---|";
+    }
+
+    static String tableRow(Row r) {
+        Case c = r.c();
+        boolean ran = r.sweeps() > 0;
+        return String.format(Locale.ROOT, "| %s | %s | %,d | %,d | %d | %s | %s | %s | %s | %s |",
+                c.name(), r.engine(), c.variables(), c.edges(), c.labels(),
+                ran ? String.valueOf(r.sweeps()) : "",
+                ran ? String.format(Locale.ROOT, "%.2f", r.seconds()) : "",
+                ran ? String.format(Locale.ROOT, "%.2f", 1e3 * r.seconds() / r.sweeps()) : "",
+                ran ? String.format(Locale.ROOT, "%,.0f", r.updatesPerSecond()) : "",
+                r.note().replace('|', '/'));
     }
 }

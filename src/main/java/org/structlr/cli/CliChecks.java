@@ -1,17 +1,42 @@
 package org.structlr.cli;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.structlr.data.BadInputException;
 import org.structlr.learn.LearnSettings;
-import picocli.CommandLine;
 
 /** Option checks that picocli's types cannot express; failures are usage errors (exit 2). */
 final class CliChecks {
     private CliChecks() {}
 
     static LearnSettings settings(int iterations, double eps, int sweeps, int evalSweeps, long seed) {
+        if (iterations < 0) throw new BadInputException("option '--iterations' must be at least 0, got " + iterations);
+        if (!(eps > 0) || Double.isInfinite(eps)) throw new BadInputException("option '--eps' must be positive and finite, got " + eps);
+        if (sweeps < 1) throw new BadInputException("option '--sweeps' must be at least 1, got " + sweeps);
+        if (evalSweeps < 0) throw new BadInputException("option '--eval-sweeps' must be at least 0, got " + evalSweeps);
         try {
             return new LearnSettings(iterations, eps, sweeps, evalSweeps, seed);
         } catch (IllegalArgumentException e) {
-            throw new org.structlr.data.BadInputException(e.getMessage());
+            throw new BadInputException(e.getMessage());
         }
+    }
+
+    /**
+     * Refuses, before any work is done, an output path that cannot be written: one below a regular
+     * file or in a folder that is not writable, or (for {@code folder} outputs) an existing file,
+     * or (for file outputs) an existing folder. Null (option not given) passes.
+     */
+    static void output(String option, Path path, boolean folder) {
+        if (path == null) return;
+        Path abs = path.toAbsolutePath().normalize();
+        if (Files.exists(abs)) {
+            if (folder && !Files.isDirectory(abs)) throw new BadInputException(path, "cannot write " + option + ": exists and is a file, not a folder");
+            if (!folder && Files.isDirectory(abs)) throw new BadInputException(path, "cannot write " + option + ": exists and is a folder");
+        }
+        Path p = abs.getParent();
+        while (p != null && !Files.exists(p)) p = p.getParent();
+        if (p == null) return;
+        if (!Files.isDirectory(p)) throw new BadInputException(path, "cannot write " + option + ": " + p + " is a file, not a folder");
+        if (!Files.isWritable(p)) throw new BadInputException(path, "cannot write " + option + ": folder " + p + " is not writable");
     }
 }

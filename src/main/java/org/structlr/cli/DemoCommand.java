@@ -2,11 +2,13 @@ package org.structlr.cli;
 
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import org.structlr.data.AtomicFiles;
 import org.structlr.data.Dataset;
 import org.structlr.data.DenoisingGenerator;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.OracleKind;
 import org.structlr.learn.Training;
+import org.structlr.viz.Plots;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -48,14 +50,21 @@ final class DemoCommand implements Callable<Integer> {
         LearnSettings settings = CliChecks.settings(iterations, 0.1, 25, 50, seed);
         if (nTrain < 1 || nTest < 1 || size < 2) throw new org.structlr.data.BadInputException("--train and --test must be >= 1 and --size >= 2");
         int threads = common.apply();
-        Dataset ds = new DenoisingGenerator().generateTo(out.resolve("data"), nTrain, nTest, size, size, seed);
+        Dataset generated = new DenoisingGenerator().generate(nTrain, nTest, size, size, seed);
+        // The demo owns out/data: a rerun replaces it whole.
+        AtomicFiles.replaceFolder(out.resolve("data"), generated::write,
+                d -> java.nio.file.Files.isDirectory(d.resolve("train")) && java.nio.file.Files.isDirectory(d.resolve("test")));
+        Dataset ds = Dataset.load(out.resolve("data"));
         if (!common.quiet) System.err.printf("generated %d train and %d test images of %dx%d in %s%n", nTrain, nTest, size, size, out.resolve("data"));
         Training.Outcome res;
         try (TrainingProgress progress = new TrainingProgress("denoise " + unary.cliName() + "/" + pairwise.cliName(), iterations, common.quiet)) {
             res = Training.train(ds, unary, pairwise, settings, threads, progress);
         }
         TrainCommand.write(res, out.resolve("model"), out.resolve("report.json"), out.resolve("curve.csv"));
-        System.out.println("model, report.json and curve.csv written to " + out);
+        String name = unary.cliName() + "/" + pairwise.cliName();
+        Plots.errorCurves(out.resolve("errors.png"), "denoising: error against iteration", java.util.Map.of(name, res.curve()));
+        Plots.objectiveCurves(out.resolve("objective.png"), "denoising: objective against iteration", java.util.Map.of(name, res.curve()));
+        System.out.println("model, report.json, curve.csv, errors.png and objective.png written to " + out);
         return Main.EXIT_OK;
     }
 }

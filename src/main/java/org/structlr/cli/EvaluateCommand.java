@@ -16,7 +16,9 @@ import org.structlr.model.ExampleBatch;
 import org.structlr.model.Predictor;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 @Command(name = "evaluate", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Per-variable error of a trained model on a data set's train and test examples.")
@@ -39,8 +41,12 @@ final class EvaluateCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
+        CliChecks.output("--output", output, false);
         common.apply();
         CrfModel m = CrfModel.load(model);
         Dataset ds = Dataset.load(data);
@@ -50,7 +56,8 @@ final class EvaluateCommand implements Callable<Integer> {
             if (ex.isEmpty()) continue;
             double err = error(m, ex, iterations, tolerance);
             res.put(split + "_error", err);
-            System.out.printf(Locale.ROOT, "%s error %.4f (%d examples)%n", split, err, ex.size());
+            spec.commandLine().getOut().printf(Locale.ROOT, "%s error %.4f (%d examples)%n", split, err, ex.size());
+            spec.commandLine().getOut().flush();
         }
         if (output != null) {
             AtomicFiles.write(output, out -> new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(out, res));

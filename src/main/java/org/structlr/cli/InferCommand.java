@@ -1,12 +1,228 @@
 package org.structlr.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.structlr.data.BadInputException;
+import org.structlr.data.UaiReader;
+import org.structlr.graph.Coloring;
+import org.structlr.graph.FactorGraph;
+import org.structlr.inference.GraphMessagePassing;
+import org.structlr.inference.InferenceResult;
+import org.structlr.inference.MessagePassing;
+import org.structlr.inference.StopRule;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
-/** Not yet: MAP/marginal inference on a UAI MARKOV file. */
-@Command(name = "infer", mixinStandardHelpOptions = true, description = "Smoothed-LP inference on a UAI MARKOV file (not yet).")
-final class InferCommand implements java.util.concurrent.Callable<Integer> {
+/**
+ * {@code structlr infer FILE.uai}: smoothed-LP marginals and decoded labels of a pairwise UAI
+ * MARKOV network (DESIGN §1), written as JSON:
+ *
+ * <pre>
+ * {"dual": .., "primal": .., "gap": .., "iterations": .., "converged": ..,
+ *  "labels": [y_0, ..], "marginals": [[b_0(0), .., b_0(L_0 - 1)], ..]}
+ * </pre>
+ *
+ * The marginals of each variable have that variable's own label count. The potentials are the
+ * logs of the tables (constant, empty-scope factors dropped) and the dual is the smoothed dual of
+ * DESIGN §1 for them, an upper bound on the smoothed LP value, tight when the gap is 0. A non-finite dual, primal or gap is
+ * written as {@code null}. An output file is written to a temporary file in its folder and moved into
+ * place atomically: a failed run leaves no output file and never a partial one.
+ */
+@Command(name = "infer", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Smoothed-LP inference (star-update message passing) on a pairwise UAI MARKOV file; "
+                + "writes the dual, primal, gap, decoded labels and marginals as JSON.")
+final class InferCommand implements Callable<Integer> {
+
+    /** The duality gap is computed every this many sweeps when --tolerance > 0. */
+    static final int CHECK_EVERY = 10;
+
+    enum Engine { graph, loop }
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "FILE.uai", description = "A UAI MARKOV network with factors over 1 or 2 variables.")
+    Path file;
+
+    @Option(names = "--eps", paramLabel = "EPS", defaultValue = "0.1",
+            description = "Entropy smoothing, > 0 (default: ${DEFAULT-VALUE}).")
+    double eps;
+
+    @Option(names = "--iterations", paramLabel = "N", defaultValue = "1000",
+            description = "Most sweeps of star updates, >= 0 (default: ${DEFAULT-VALUE}).")
+    int iterations;
+
+    @Option(names = "--tolerance", paramLabel = "GAP", defaultValue = "1e-6",
+            description = "Stop when the duality gap (its absolute value), checked every " + CHECK_EVERY + " sweeps, is at most this; "
+                    + "0 runs all iterations (default: ${DEFAULT-VALUE}).")
+    double tolerance;
+
+    @Option(names = "--output", paramLabel = "FILE",
+            description = "Write the JSON here (atomically) instead of to standard output.")
+    Path output;
+
+    @Option(names = "--engine", paramLabel = "ENGINE", defaultValue = "graph",
+            description = "One of ${COMPLETION-CANDIDATES}: graph = ND4J, batched by colour; loop = plain Java (default: ${DEFAULT-VALUE}).")
+    Engine engine;
+
     @Override
-    public Integer call() {
-        throw new UnsupportedOperationException("infer is not implemented yet");
+    public Integer call() throws IOException {
+        if (!(eps > 0) || Double.isInfinite(eps)) {
+            throw new ParameterException(spec.commandLine(), "--eps must be a finite number greater than 0, got " + eps);
+        }
+        if (iterations < 0) {
+            throw new ParameterException(spec.commandLine(), "--iterations must be at least 0, got " + iterations);
+        }
+        if (!(tolerance >= 0)) {
+            throw new ParameterException(spec.commandLine(), "--tolerance must be at least 0, got " + tolerance);
+        }
+        Path out = output == null ? null : output.toAbsolutePath();
+        if (out != null) checkWritable(out);
+
+        UaiReader.Model model = UaiReader.read(file);
+        FactorGraph g = model.graph();
+        Map<String, Object> json = new LinkedHashMap<>();
+        try (MessagePassing mp = newEngine(engine, g, eps)) {
+            mp.setPotentials(model.unary(DataType.DOUBLE), model.pairwise(DataType.DOUBLE));
+            InferenceResult r = run(mp, new StopRule(iterations, tolerance, CHECK_EVERY));
+            double[][] beliefs = mp.unaryBeliefs().castTo(DataType.DOUBLE).toDoubleMatrix();
+            int[] labels = mp.decode();
+            double[][] marginals = new double[g.numVariables()][];
+            for (int i = 0; i < g.numVariables(); i++) {
+                marginals[i] = new double[g.numLabels(i)];
+                for (int y = 0; y < g.numLabels(i); y++) {
+                    double b = beliefs[i][y];
+                    if (!Double.isFinite(b)) {
+                        throw new IllegalStateException("inference produced a non-finite marginal " + b + " for variable " + i + " label " + y);
+                    }
+                    marginals[i][y] = b;
+                }
+            }
+            json.put("dual", finiteOrNull(r.dual()));
+            json.put("primal", finiteOrNull(r.primal()));
+            json.put("gap", finiteOrNull(r.gap()));
+            json.put("iterations", r.iterations());
+            json.put("converged", r.converged());
+            json.put("labels", labels);
+            json.put("marginals", marginals);
+        }
+
+        ObjectMapper mapper = new ObjectMapper().disable(SerializationFeature.CLOSE_CLOSEABLE);
+        byte[] bytes = (mapper.writerWithDefaultPrettyPrinter().writeValueAsString(json) + System.lineSeparator())
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        if (out == null) {
+            PrintWriter w = spec.commandLine().getOut();
+            w.print(new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
+            w.flush();
+        } else {
+            writeAtomically(out, bytes);
+        }
+        return Main.EXIT_OK;
+    }
+
+    /**
+     * Like {@link MessagePassing#run}, but stops on the absolute gap. Away from the optimum the
+     * beliefs are not locally consistent and the "primal" at them can exceed the dual: the gap is
+     * sum over edge ends of lambda . (marginal of b_a - b_i), which may be negative. A negative gap
+     * larger than the tolerance is not convergence.
+     */
+    static InferenceResult run(MessagePassing mp, StopRule stop) {
+        int done = 0;
+        while (done < stop.maxIterations()) {
+            int k = Math.min(stop.checkEvery(), stop.maxIterations() - done);
+            mp.iterate(k);
+            done += k;
+            if (stop.gapTolerance() > 0 && Math.abs(mp.gap()) <= stop.gapTolerance()) break;
+        }
+        double d = mp.dual(), p = mp.primal();
+        return new InferenceResult(done, d, p, d - p, Math.abs(d - p) <= stop.gapTolerance());
+    }
+
+    private static Double finiteOrNull(double v) {
+        return Double.isFinite(v) ? v : null;
+    }
+
+    /** Fails before any work when {@code out} cannot be an output file. */
+    static void checkWritable(Path out) {
+        Path dir = out.getParent();
+        if (Files.isDirectory(out)) throw new BadInputException(out, "output is a directory");
+        if (dir == null || !Files.isDirectory(dir)) throw new BadInputException(out, "output folder " + dir + " does not exist");
+        if (!Files.isWritable(dir)) throw new BadInputException(out, "output folder " + dir + " is not writable");
+    }
+
+    /**
+     * Writes {@code bytes} to a temporary file beside {@code out} and renames it into place
+     * atomically (replacing an old file); on any failure the temporary file is removed and
+     * {@code out} is untouched.
+     */
+    static void writeAtomically(Path out, byte[] bytes) throws IOException {
+        Path target = out.toAbsolutePath();
+        Path tmp = Files.createTempFile(target.getParent(), "." + target.getFileName() + ".", ".tmp");
+        try {
+            try (OutputStream os = Files.newOutputStream(tmp)) {
+                os.write(bytes);
+            }
+            try {
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                throw new IOException("cannot replace " + target + " atomically: " + e.getMessage(), e);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /** The engine of the given kind for {@code g} in double precision. */
+    static MessagePassing newEngine(Engine kind, FactorGraph g, double eps) {
+        Coloring c = Coloring.greedy(g);
+        return switch (kind) {
+            case graph -> new GraphMessagePassing(g, c, eps, DataType.DOUBLE);
+            case loop -> construct("LoopMessagePassing",
+                    new Class<?>[] {FactorGraph.class, Coloring.class, double.class}, g, c, eps);
+        };
+    }
+
+    /**
+     * Calls the public constructor {@code org.structlr.inference.<simpleName>(types)}. Engines not
+     * yet in every build are looked up by name, so that the commands build whichever of them
+     * exist; a missing one is an {@link UnsupportedOperationException} naming it.
+     */
+    static MessagePassing construct(String simpleName, Class<?>[] types, Object... args) {
+        String name = "org.structlr.inference." + simpleName;
+        Constructor<?> ctor;
+        try {
+            ctor = Class.forName(name).getConstructor(types);
+        } catch (ClassNotFoundException | NoSuchMethodException e) {
+            String sig = Arrays.stream(types).map(Class::getSimpleName).collect(java.util.stream.Collectors.joining(", "));
+            throw new UnsupportedOperationException("engine " + simpleName + "(" + sig + ") is not in this build", e);
+        }
+        try {
+            return (MessagePassing) ctor.newInstance(args);
+        } catch (InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException re) throw re;
+            if (cause instanceof Error err) throw err;
+            throw new IllegalStateException(cause);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot construct " + name + ": " + e, e);
+        }
     }
 }

@@ -22,7 +22,17 @@ public final class Main implements Runnable {
 
     /** Runs a command line and returns its exit code (used by tests, which must not call System.exit). */
     public static int execute(String... args) {
+        return execute(null, null, args);
+    }
+
+    /**
+     * As {@link #execute(String...)}, with standard output and error sent to {@code out} and
+     * {@code err} (null: System.out / System.err), so that tests can read what a command printed.
+     */
+    public static int execute(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
         CommandLine cl = new CommandLine(new Main());
+        if (out != null) cl.setOut(out);
+        if (err != null) cl.setErr(err);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             if (ex instanceof BadInputException) {
                 cmd.getErr().println("error: " + ex.getMessage());

@@ -20,7 +20,9 @@ import org.structlr.model.ExampleBatch;
 import org.structlr.model.Predictor;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 @Command(name = "predict", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Label new examples with a trained model: .npz in, .npz out with 'labels' [V] and 'marginals' [V, L].")
@@ -43,6 +45,9 @@ final class PredictCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
         common.apply();
@@ -57,6 +62,7 @@ final class PredictCommand implements Callable<Integer> {
         } else {
             inputs = List.of(input);
         }
+        CliChecks.output("--output", output, Files.isDirectory(input));
         // Read and check everything before writing anything.
         List<Example> examples = inputs.stream().map(ExampleIO::read).toList();
         for (Example e : examples) Predictor.checkCompatible(m, e);
@@ -72,7 +78,7 @@ final class PredictCommand implements Callable<Integer> {
             ex.shape().ifPresent(sh -> arrays.put("shape", NpyArray.ofInts(sh, 2)));
             Npz.write(out, arrays);
             if (!common.quiet) {
-                System.err.printf("%s -> %s (%d sweeps, gap %.2e)%n", inputs.get(k), out, p.inference().iterations(), p.inference().gap());
+                spec.commandLine().getErr().printf("%s -> %s (%d sweeps, gap %.2e)%n", inputs.get(k), out, p.inference().iterations(), p.inference().gap());
             }
         }
         return Main.EXIT_OK;

@@ -12,7 +12,9 @@ import org.structlr.learn.OracleKind;
 import org.structlr.learn.Training;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 @Command(name = "train", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Train a CRF on an .npz data set (DIR/train, DIR/test) by alternating oracle fits and message passing.")
@@ -56,28 +58,52 @@ final class TrainCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
         LearnSettings settings = CliChecks.settings(iterations, eps, sweeps, evalSweeps, seed);
+        // Refuse unwritable outputs before training, so a failure never leaves some outputs behind.
+        CliChecks.output("--output", output, true);
+        CliChecks.output("--report", report, false);
+        CliChecks.output("--csv", csv, false);
+        if (output != null && java.nio.file.Files.isDirectory(output)
+                && !java.nio.file.Files.isRegularFile(output.resolve(org.structlr.model.CrfModel.MANIFEST))) {
+            throw new org.structlr.data.BadInputException(output, "cannot write --output: exists and is not a structlr model folder; not overwriting it");
+        }
         int threads = common.apply();
         Dataset ds = Dataset.load(data);
         Training.Outcome out;
         try (TrainingProgress progress = new TrainingProgress("train " + unary.cliName() + "/" + pairwise.cliName(), iterations, common.quiet)) {
             out = Training.train(ds, unary, pairwise, settings, threads, progress);
         }
-        write(out, output, report, csv);
+        write(out, output, report, csv, spec.commandLine().getOut());
         return Main.EXIT_OK;
     }
 
     static void write(Training.Outcome out, Path model, Path report, Path csv) throws java.io.IOException {
+        write(out, model, report, csv, new java.io.PrintWriter(System.out, true));
+    }
+
+    /** Writes the outputs that are not null and prints the final line to {@code stdout}. */
+    static void write(Training.Outcome out, Path model, Path report, Path csv, java.io.PrintWriter stdout) throws java.io.IOException {
         List<IterationRecord> curve = out.curve();
         if (model != null) out.model().save(model);
-        if (report != null) LearningReport.writeJson(report, curve, Map.of("settings", out.model().settings()));
+        if (report != null) {
+            Map<String, Object> extra = new java.util.LinkedHashMap<>();
+            extra.put("settings", out.model().settings());
+            extra.put("seconds", Map.of("oracle_fits", out.fitSeconds(), "message_passing", out.passingSeconds(), "evaluation", out.evalSeconds()));
+            LearningReport.writeJson(report, curve, extra);
+        }
         if (csv != null) LearningReport.writeCsv(csv, curve);
         IterationRecord last = curve.isEmpty() ? null : curve.get(curve.size() - 1);
         if (last != null) {
-            System.out.printf(java.util.Locale.ROOT, "final: iteration %d  objective %.5f  train error %.4f  test error %.4f  %.1f s%n",
+            stdout.printf(java.util.Locale.ROOT, "final: iteration %d  objective %.5f  train error %.4f  test error %.4f  %.1f s%n",
                     last.iteration(), last.objective(), last.trainError(), last.testError(), last.seconds());
+            stdout.printf(java.util.Locale.ROOT, "time: oracle fits %.1f s, message passing %.1f s, evaluation %.1f s%n",
+                    out.fitSeconds(), out.passingSeconds(), out.evalSeconds());
+            stdout.flush();
         }
     }
 }

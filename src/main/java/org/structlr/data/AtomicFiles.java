@@ -33,6 +33,45 @@ public final class AtomicFiles {
         }
     }
 
+    /**
+     * Writes a whole folder: {@code body} fills a temporary sibling folder, which then replaces
+     * {@code target} (an existing target is moved aside first and deleted after). {@code isOurs}
+     * guards against replacing a folder this program did not write.
+     */
+    public static void replaceFolder(Path target, FolderBody body, java.util.function.Predicate<Path> isOurs) throws IOException {
+        Path abs = target.toAbsolutePath();
+        Path parent = abs.getParent();
+        Files.createDirectories(parent);
+        Path tmp = Files.createTempDirectory(parent, "." + abs.getFileName() + ".tmp-");
+        try {
+            body.write(tmp);
+            if (Files.exists(abs)) {
+                if (!isOurs.test(abs)) throw new BadInputException(abs, "exists and was not written by structlr; not replacing it");
+                Path old = Files.createTempDirectory(parent, "." + abs.getFileName() + ".old-");
+                Files.delete(old);
+                Files.move(abs, old, StandardCopyOption.ATOMIC_MOVE);
+                Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE);
+                deleteTree(old);
+            } else {
+                Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE);
+            }
+        } finally {
+            if (Files.exists(tmp)) deleteTree(tmp);
+        }
+    }
+
+    @FunctionalInterface
+    public interface FolderBody {
+        void write(Path folder) throws IOException;
+    }
+
+    public static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) return;
+        try (java.util.stream.Stream<Path> s = Files.walk(root)) {
+            for (Path p : (Iterable<Path>) s.sorted(java.util.Comparator.reverseOrder())::iterator) Files.delete(p);
+        }
+    }
+
     public static void writeString(Path target, String text) throws IOException {
         write(target, out -> out.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     }

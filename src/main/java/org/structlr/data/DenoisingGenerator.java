@@ -137,18 +137,21 @@ public final class DenoisingGenerator {
         for (int i = 0; i < k.length; i++) k[i] /= sum;
 
         double[] tmp = new double[h * w];
-        for (int r = 0; r < h; r++) { // along rows
+        double[] line = new double[Math.max(h, w) + 2 * radius];
+        for (int r = 0; r < h; r++) { // along rows: pad the row by reflection, then convolve
+            for (int c = -radius; c < w + radius; c++) line[c + radius] = img[r * w + reflect(c, w)];
             for (int c = 0; c < w; c++) {
                 double s = 0;
-                for (int d = -radius; d <= radius; d++) s += k[d + radius] * img[r * w + reflect(c + d, w)];
+                for (int t = 0; t < k.length; t++) s += k[t] * line[c + t];
                 tmp[r * w + c] = s;
             }
         }
         double[] out = new double[h * w];
-        for (int r = 0; r < h; r++) { // along columns
-            for (int c = 0; c < w; c++) {
+        for (int c = 0; c < w; c++) { // along columns
+            for (int r = -radius; r < h + radius; r++) line[r + radius] = tmp[reflect(r, h) * w + c];
+            for (int r = 0; r < h; r++) {
                 double s = 0;
-                for (int d = -radius; d <= radius; d++) s += k[d + radius] * tmp[reflect(r + d, h) * w + c];
+                for (int t = 0; t < k.length; t++) s += k[t] * line[r + t];
                 out[r * w + c] = s;
             }
         }
@@ -167,13 +170,21 @@ public final class DenoisingGenerator {
      */
     static int[] aboveMedian(double[] values) {
         int n = values.length;
+        int[] y = new int[n];
+        if (n < 2) return y;
+        double[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        double lowerTop = sorted[n - n / 2 - 1], upperBottom = sorted[n - n / 2];
+        if (lowerTop < upperBottom) { // the usual case: no tie at the median
+            for (int i = 0; i < n; i++) y[i] = values[i] > lowerTop ? 1 : 0;
+            return y;
+        }
         Integer[] order = new Integer[n];
         for (int i = 0; i < n; i++) order[i] = i;
         java.util.Arrays.sort(order, (a, b) -> {
             int c = Double.compare(values[a], values[b]);
             return c != 0 ? c : Integer.compare(a, b);
         });
-        int[] y = new int[n];
         for (int r = n - n / 2; r < n; r++) y[order[r]] = 1;
         return y;
     }

@@ -104,8 +104,8 @@ public final class Example {
         }
         for (int k = 0; k < values.length; k++) {
             if (!Float.isFinite(values[k])) {
-                throw bad("array '" + name + "' holds a non-finite value (" + values[k] + ", NaN or infinite) at row "
-                        + k / dim + ", column " + k % dim);
+                throw bad("array '" + name + "' holds " + values[k] + " at row " + k / dim + ", column " + k % dim
+                        + " (non-finite: NaN or infinite features are not allowed)");
             }
         }
         return values.length / dim;
@@ -118,19 +118,19 @@ public final class Example {
         if (edges.length / 2 != numEdges) {
             throw bad("array 'pairwise' has " + numEdges + " rows but 'edges' has " + edges.length / 2 + " rows (shape mismatch)");
         }
-        Map<Long, Integer> seen = new HashMap<>();
+        long[] keys = new long[numEdges]; // unordered pair (min, max) as one number
         for (int e = 0; e < numEdges; e++) {
             int i = edges[2 * e], j = edges[2 * e + 1];
             if (i < 0 || i >= v || j < 0 || j >= v) {
                 throw bad("edge " + e + " (" + i + ", " + j + ") is out of range: variables are 0.." + (v - 1));
             }
             if (i == j) throw bad("edge " + e + " (" + i + ", " + j + ") is a self-loop");
-            long key = (long) Math.min(i, j) * v + Math.max(i, j);
-            Integer first = seen.putIfAbsent(key, e);
-            if (first != null) {
-                throw bad("edge " + e + " (" + i + ", " + j + ") is repeated: edge " + first + " ("
-                        + edges[2 * first] + ", " + edges[2 * first + 1] + ") joins the same variables");
-            }
+            keys[e] = (long) Math.min(i, j) * v + Math.max(i, j);
+        }
+        long[] sorted = keys.clone();
+        Arrays.sort(sorted);
+        for (int k = 1; k < sorted.length; k++) {
+            if (sorted[k] == sorted[k - 1]) reportRepeatedEdge(keys);
         }
         if (labels != null) {
             if (labels.length != v) {
@@ -157,6 +157,19 @@ public final class Example {
                 if (edgeType[e] < 0) throw bad("edge_type " + edgeType[e] + " of edge " + e + " is out of range: types are 0 or more");
             }
         }
+    }
+
+    /** Throws for the first edge that repeats an earlier one (there is one). */
+    private void reportRepeatedEdge(long[] keys) {
+        Map<Long, Integer> seen = new HashMap<>();
+        for (int e = 0; e < keys.length; e++) {
+            Integer first = seen.putIfAbsent(keys[e], e);
+            if (first != null) {
+                throw bad("edge " + e + " (" + edges[2 * e] + ", " + edges[2 * e + 1] + ") is repeated: edge " + first + " ("
+                        + edges[2 * first] + ", " + edges[2 * first + 1] + ") joins the same variables");
+            }
+        }
+        throw new AssertionError("no repeated edge");
     }
 
     /** The file this example was read from, if any. */

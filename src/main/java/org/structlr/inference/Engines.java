@@ -3,6 +3,7 @@ package org.structlr.inference;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.structlr.graph.Coloring;
 import org.structlr.graph.FactorGraph;
+import org.structlr.graph.Grids;
 
 /** Picks the inference engine for a graph: the one place that knows which engines exist. */
 public final class Engines {
@@ -11,5 +12,34 @@ public final class Engines {
     /** The batched ND4J engine for any graph, with a 2-colouring where the graph allows it. */
     public static MessagePassing create(FactorGraph graph, double eps, DataType dtype) {
         return new GraphMessagePassing(graph, Coloring.of(graph), eps, dtype);
+    }
+
+    /**
+     * The grid fast path when {@code graph} is exactly {@code count} stacked height x width grids in
+     * {@link Grids#grid} order with one label count (edge types do not matter to inference), else
+     * {@link #create(FactorGraph, double, DataType)}.
+     */
+    public static MessagePassing create(FactorGraph graph, int height, int width, double eps, DataType dtype) {
+        if (height > 0 && width > 0 && isGridBatch(graph, height, width)) {
+            return new GridMessagePassing(graph.numVariables() / (height * width), height, width, graph.maxLabels(), eps, dtype);
+        }
+        return create(graph, eps, dtype);
+    }
+
+    /** True when the graph's variables and edges are those of stacked grids, in the builder's order. */
+    public static boolean isGridBatch(FactorGraph g, int height, int width) {
+        int per = height * width;
+        if (per == 0 || g.numVariables() % per != 0) return false;
+        int count = g.numVariables() / per;
+        int L = g.maxLabels();
+        for (int v = 0; v < g.numVariables(); v++) if (g.numLabels(v) != L) return false;
+        FactorGraph one = Grids.grid(height, width, L, false);
+        if (g.numEdges() != count * one.numEdges()) return false;
+        for (int k = 0, e = 0; k < count; k++) {
+            for (int f = 0; f < one.numEdges(); f++, e++) {
+                if (g.edgeFrom(e) != one.edgeFrom(f) + k * per || g.edgeTo(e) != one.edgeTo(f) + k * per) return false;
+            }
+        }
+        return true;
     }
 }

@@ -305,6 +305,15 @@ public final class GraphMessagePassing implements MessagePassing {
             }
             BooleanIndexing.replaceWhere(cc.u, Double.NEGATIVE_INFINITY, Conditions.isNan());
             BooleanIndexing.replaceWhere(cc.u, Double.NEGATIVE_INFINITY, Conditions.greaterThan(Double.MAX_VALUE));
+            // Messages into an impossible label are -inf, as a star update would make them.
+            INDArray dead = cc.u.dup();
+            BooleanIndexing.replaceWhere(dead, 0.0, Conditions.isFinite());
+            for (int y = 0; y < numLabels; y++) {
+                INDArray deadRow = dead.getRow(y);
+                for (int d = 0; d < cc.planeCount.length; d++) {
+                    cc.lamPlane[y][d].addi(deadRow.get(NDArrayIndex.interval(0, cc.planeCount[d])));
+                }
+            }
         }
     }
 

@@ -31,7 +31,11 @@ public interface MessagePassing extends AutoCloseable {
     /** Runs {@code sweeps} full sweeps of star updates. */
     void iterate(int sweeps);
 
-    /** Iterates until the duality gap is at most {@code stop.gapTolerance()} or the iteration limit. */
+    /**
+     * Iterates until |duality gap| is at most {@code stop.gapTolerance()} or the iteration limit.
+     * Away from the optimum the beliefs are not locally consistent and the "primal" is no lower
+     * bound, so the gap can be negative: only its magnitude says anything about convergence.
+     */
     default InferenceResult run(StopRule stop) {
         int done = 0;
         double gap = Double.NaN;
@@ -41,11 +45,11 @@ public interface MessagePassing extends AutoCloseable {
             done += k;
             if (stop.gapTolerance() > 0) {
                 gap = gap();
-                if (gap <= stop.gapTolerance()) break;
+                if (Math.abs(gap) <= stop.gapTolerance()) break;
             }
         }
         double d = dual(), p = primal();
-        return new InferenceResult(done, d, p, d - p, d - p <= stop.gapTolerance());
+        return new InferenceResult(done, d, p, d - p, Math.abs(d - p) <= stop.gapTolerance());
     }
 
     /** The smoothed dual A(lambda, theta) at the current messages. */

@@ -21,7 +21,7 @@ import org.structlr.oracle.ScoreFunction;
 public final class Training {
     private Training() {}
 
-    public record Outcome(CrfModel model, List<IterationRecord> curve) {}
+    public record Outcome(CrfModel model, List<IterationRecord> curve, double fitSeconds, double passingSeconds, double evalSeconds) {}
 
     /** Pairwise type names: one type, or one per edge_type value. */
     public static List<String> pairTypeNames(int numPairTypes) {
@@ -70,7 +70,10 @@ public final class Training {
             prov.put("testError", last.testError());
             prov.put("trainingSeconds", last.seconds());
         }
-        return new Outcome(new CrfModel(L, settings.eps(), types, unary, pair, s, prov), r.curve());
+        prov.put("secondsInOracleFits", r.fitSeconds());
+        prov.put("secondsInMessagePassing", r.passingSeconds());
+        prov.put("secondsInEvaluation", r.evalSeconds());
+        return new Outcome(new CrfModel(L, settings.eps(), types, unary, pair, s, prov), r.curve(), r.fitSeconds(), r.passingSeconds(), r.evalSeconds());
     }
 
     public static Map<String, Object> provenance(Dataset data, long seed) {

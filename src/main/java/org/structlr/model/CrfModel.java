@@ -7,12 +7,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -23,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.structlr.data.AtomicFiles;
 import org.structlr.data.BadInputException;
 import org.structlr.oracle.ScoreFunction;
 import org.structlr.oracle.ScoreFunctions;
@@ -37,12 +34,13 @@ import org.structlr.oracle.ScoreFunctions;
  * </pre>
  * Loading checks the format, version and every checksum first, so a corrupted or foreign folder is
  * refused whole, never half-loaded. Saving writes a temporary folder beside the target and moves
- * it into place.
+ * it into place ({@link AtomicFiles#replaceFolder}).
  */
 public final class CrfModel {
     public static final String FORMAT = "structlr-model";
     public static final int VERSION = 1;
     public static final String MANIFEST = "model.json";
+    static final String MANIFEST_SHA = "manifest_sha256";
     static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private final int numLabels;
@@ -77,11 +75,7 @@ public final class CrfModel {
     public int pairFeatures() { return pair.get(0).numFeatures(); }
 
     public void save(Path dir) throws IOException {
-        Path abs = dir.toAbsolutePath();
-        Path parent = abs.getParent();
-        Files.createDirectories(parent);
-        Path tmp = Files.createTempDirectory(parent, "." + abs.getFileName() + ".tmp-");
-        try {
+        AtomicFiles.replaceFolder(dir, tmp -> {
             unary.save(tmp.resolve("unary"));
             for (int t = 0; t < pair.size(); t++) pair.get(t).save(tmp.resolve("pair-" + t));
             ObjectNode m = JSON.createObjectNode();
@@ -102,22 +96,9 @@ public final class CrfModel {
             m.set("settings", JSON.valueToTree(settings));
             m.set("provenance", JSON.valueToTree(provenance));
             m.set("sha256", JSON.valueToTree(checksums(tmp)));
+            m.put(MANIFEST_SHA, manifestHash(m));
             JSON.writeValue(tmp.resolve(MANIFEST).toFile(), m);
-            if (Files.exists(abs)) {
-                if (!Files.isRegularFile(abs.resolve(MANIFEST))) {
-                    throw new IOException(abs + ": exists and is not a structlr model folder; not overwriting it");
-                }
-                Path old = Files.createTempDirectory(parent, "." + abs.getFileName() + ".old-");
-                Files.delete(old);
-                Files.move(abs, old, StandardCopyOption.ATOMIC_MOVE);
-                Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE);
-                deleteTree(old);
-            } else {
-                Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE);
-            }
-        } finally {
-            if (Files.exists(tmp)) deleteTree(tmp);
-        }
+        }, existing -> Files.isRegularFile(existing.resolve(MANIFEST)));
     }
 
     public static CrfModel load(Path dir) {
@@ -133,6 +114,12 @@ public final class CrfModel {
         if (m == null || !FORMAT.equals(m.path("format").asText())) throw new BadInputException(manifest, "not a structlr model manifest");
         if (m.path("version").asInt(-1) != VERSION) {
             throw new BadInputException(manifest, "model format version " + m.path("version") + " is not supported (this build reads " + VERSION + ")");
+        }
+        // The manifest covers itself too: a hash of its own content without this field.
+        ObjectNode rest = ((ObjectNode) m).deepCopy();
+        JsonNode own = rest.remove(MANIFEST_SHA);
+        if (own == null || !own.asText().equals(manifestHash(rest))) {
+            throw new BadInputException(manifest, "checksum mismatch: the model manifest is corrupted or was changed");
         }
         try {
             Map<String, String> actual = checksums(dir);
@@ -164,6 +151,15 @@ public final class CrfModel {
         }
     }
 
+    /** SHA-256 of the manifest's JSON as this class writes it (the field {@value #MANIFEST_SHA} left out). */
+    static String manifestHash(JsonNode manifest) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(JSON.writeValueAsBytes(manifest)));
+        } catch (IOException | NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** SHA-256 of every file under {@code dir} except the manifest, by relative path. */
     static Map<String, String> checksums(Path dir) throws IOException {
         Map<String, String> out = new TreeMap<>();
@@ -186,21 +182,5 @@ public final class CrfModel {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    static void deleteTree(Path root) throws IOException {
-        Files.walkFileTree(root, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Files.delete(file);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path d, IOException exc) throws IOException {
-                Files.delete(d);
-                return FileVisitResult.CONTINUE;
-            }
-        });
     }
 }

@@ -65,6 +65,24 @@ public final class ExampleBatch {
     }
 
     public List<Example> examples() { return examples; }
+
+    /** [H, W] when every example is an image of that one size, else null (the grid fast path needs it). */
+    public int[] commonShape() {
+        int[] first = examples.get(0).shape().orElse(null);
+        if (first == null) return null;
+        for (Example e : examples) {
+            int[] s = e.shape().orElse(null);
+            if (s == null || s[0] != first[0] || s[1] != first[1]) return null;
+        }
+        return first;
+    }
+
+    /** The fastest engine for this batch's graph. */
+    public org.structlr.inference.MessagePassing newEngine(double eps) {
+        int[] s = commonShape();
+        return s == null ? org.structlr.inference.Engines.create(graph, eps, DataType.FLOAT)
+                : org.structlr.inference.Engines.create(graph, s[0], s[1], eps, DataType.FLOAT);
+    }
     public FactorGraph graph() { return graph; }
     public int numLabels() { return numLabels; }
     public INDArray unaryFeatures() { return unaryFeatures; }

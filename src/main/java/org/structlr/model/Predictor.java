@@ -1,10 +1,8 @@
 package org.structlr.model;
 
-import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Example;
-import org.structlr.inference.Engines;
 import org.structlr.inference.InferenceResult;
 import org.structlr.inference.MessagePassing;
 import org.structlr.inference.StopRule;
@@ -28,7 +26,7 @@ public final class Predictor {
 
     public static Prediction predict(CrfModel model, ExampleBatch batch, StopRule stop) {
         for (Example ex : batch.examples()) checkCompatible(model, ex);
-        try (MessagePassing mp = Engines.create(batch.graph(), model.eps(), DataType.FLOAT)) {
+        try (MessagePassing mp = batch.newEngine(model.eps())) {
             mp.setPotentials(batch.unaryPotentials(model.unary(), model.eps()), batch.pairPotentials(model.pair(), model.eps()));
             InferenceResult r = mp.run(stop);
             return new Prediction(mp.decode(), mp.unaryBeliefs(), r);

@@ -155,7 +155,11 @@ public final class BoostOracle implements Oracle, AutoCloseable {
                 }
                 double minH = Double.POSITIVE_INFINITY;
                 for (double h : hsum) minH = Math.min(minH, h);
-                booster.setParam("min_child_weight", MIN_LEAF_FRACTION * minH);
+                // every setting, every round: a saved model keeps only the trees and the learner's
+                // shape, so a loaded booster would otherwise train with XGBoost's defaults
+                Map<String, Object> params = params(c);
+                params.put("min_child_weight", MIN_LEAF_FRACTION * minH);
+                booster.setParams(params);
                 booster.boost(dm, ens.rounds, grad, hess);
                 ens.rounds++;
                 return new BoostScore(ens, ens.rounds);
@@ -178,15 +182,14 @@ public final class BoostOracle implements Oracle, AutoCloseable {
             hit.lastArray = new WeakReference<>(x);
             return hit.dmatrix;
         }
-        int n = p.numRows();
-        DMatrix dm = new DMatrix(flat, n, p.numFeatures(), Float.NaN);
-        float[] labels = new float[n];
-        for (int i = 0; i < n; i++) labels[i] = p.labels()[i];
-        dm.setLabel(labels);
-        int rc = XGBoostJNI.XGDMatrixSetFloatInfo(dm.getHandle(), "base_margin", new float[n * p.numClasses()]);
-        if (rc != 0) {
+        DMatrix dm = zeroMarginMatrix(flat, p.numRows(), p.numFeatures(), p.numClasses());
+        float[] labels = new float[p.numRows()];
+        for (int i = 0; i < labels.length; i++) labels[i] = p.labels()[i];
+        try {
+            dm.setLabel(labels);
+        } catch (XGBoostError e) {
             dm.dispose();
-            throw new XGBoostError(XGBoostJNI.XGBGetLastError());
+            throw e;
         }
         if (hit != null) cache.remove(key).dmatrix.dispose();   // hash collision with another shape
         cache.put(key, new CachedMatrix(dm, x.size(0), x.size(1), x));
@@ -194,6 +197,20 @@ public final class BoostOracle implements Oracle, AutoCloseable {
             Iterator<Map.Entry<Long, CachedMatrix>> it = cache.entrySet().iterator();
             it.next().getValue().dmatrix.dispose();
             it.remove();
+        }
+        return dm;
+    }
+
+    /**
+     * A DMatrix of row-major {@code flat [n, d]} whose base margin is n x C zeros, set through
+     * {@code XGDMatrixSetFloatInfo} (the Java setters refuse multi-class margins), return code checked.
+     */
+    static DMatrix zeroMarginMatrix(float[] flat, int n, int d, int numClasses) throws XGBoostError {
+        DMatrix dm = new DMatrix(flat, n, d, Float.NaN);
+        int rc = XGBoostJNI.XGDMatrixSetFloatInfo(dm.getHandle(), "base_margin", new float[n * numClasses]);
+        if (rc != 0) {
+            dm.dispose();
+            throw new XGBoostError(XGBoostJNI.XGBGetLastError());
         }
         return dm;
     }

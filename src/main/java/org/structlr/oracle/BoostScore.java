@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import ml.dmlc.xgboost4j.java.Booster;
+import ml.dmlc.xgboost4j.java.DMatrix;
 import ml.dmlc.xgboost4j.java.XGBoost;
 import ml.dmlc.xgboost4j.java.XGBoostError;
 import org.nd4j.linalg.api.buffer.DataType;
@@ -15,8 +16,11 @@ import org.nd4j.linalg.factory.Nd4j;
 
 /**
  * g(phi, c) = sum over the first {@code rounds} boosting rounds of the class-c tree's leaf value
- * (XGBoost's tree t belongs to class t % C), computed with XGBoost's in-place margin prediction and
- * a zero base margin (so base_score never enters).
+ * (XGBoost's tree t belongs to class t % C), computed by XGBoost's margin prediction on a fresh
+ * DMatrix with a zero base margin, so base_score never enters. (Measured: {@code inplace_predict}
+ * cannot take a multi-class base margin: it passes N*C values as one column and XGBoost refuses
+ * the shape, like {@code DMatrix.setBaseMargin}; the margin is set with
+ * {@code XGDMatrixSetFloatInfo} instead.)
  *
  * <p>Snapshots share one growing {@link Ensemble}: the booster only ever gains rounds, and this
  * function reads the first {@code rounds} of them, so it never changes when the oracle continues.
@@ -70,12 +74,14 @@ public final class BoostScore implements ScoreFunction {
         int c = ensemble.numClasses;
         float[][] margins;
         synchronized (ensemble) {
+            DMatrix dm = null;
             try {
-                margins = ensemble.booster.inplace_predict(BiasedLogisticProblem.flatFloat(features), n,
-                        ensemble.numFeatures, Float.NaN, new int[]{0, rounds}, Booster.PredictionType.kMargin,
-                        new float[n * c]);
+                dm = BoostOracle.zeroMarginMatrix(BiasedLogisticProblem.flatFloat(features), n, ensemble.numFeatures, c);
+                margins = ensemble.booster.predict(dm, true, rounds);
             } catch (XGBoostError e) {
                 throw new IllegalStateException("boost score: XGBoost prediction failed: " + e.getMessage(), e);
+            } finally {
+                if (dm != null) dm.dispose();
             }
         }
         if (margins.length != n || (n > 0 && margins[0].length != c)) {

@@ -35,6 +35,7 @@ import org.nd4j.linalg.learning.config.Nesterovs;
  *       {@link #pairwise()}). The gradient is that of the mean loss over the mini-batch.</li>
  * </ul>
  * The updater state (momentum) travels with the network, so consecutive fits continue one SGD run.
+ * The network's precision is the first problem's (FLOAT recommended); later problems are cast to it.
  */
 public final class MlpOracle implements Oracle {
 

@@ -30,10 +30,7 @@ final class Nets {
         return out.dataType() == features.dataType() ? out : out.castTo(features.dataType());
     }
 
-    /**
-     * Gradient of the mean loss with respect to the scores: (softmax(S + B) - Y) / N, where S are the
-     * scores in the network's data type. Returns [N, C].
-     */
+    /** Gradient of the mean loss with respect to the scores S [N, C]: (softmax(S + B) - Y) / N. */
     static INDArray scoreGradient(INDArray scores, BiasedLogisticProblem p) {
         INDArray z = scores.add(p.bias().castTo(scores.dataType()));
         INDArray pr = Nd4j.exec(new SoftMax(z, z.ulike()))[0];

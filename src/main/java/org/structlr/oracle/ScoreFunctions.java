@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -75,10 +73,6 @@ public final class ScoreFunctions {
     static void writeMeta(Path dir, ObjectNode meta) throws IOException {
         Files.createDirectories(dir);
         JSON.writeValue(dir.resolve(META_FILE).toFile(), meta);
-    }
-
-    static Map<String, Object> toMap(ObjectNode n) {
-        return JSON.convertValue(n, LinkedHashMap.class);
     }
 
     /** Checks {@code features} is [N, D] (D = expected unless expected < 0) and FLOAT/DOUBLE. */

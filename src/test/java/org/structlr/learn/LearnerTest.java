@@ -1,0 +1,71 @@
+package org.structlr.learn;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.structlr.data.Dataset;
+import org.structlr.data.DenoisingGenerator;
+import org.structlr.model.CrfModel;
+import org.structlr.model.ExampleBatch;
+import org.structlr.model.Predictor;
+
+class LearnerTest {
+    static Dataset data;
+    static double unaryOnlyError;
+
+    @BeforeAll
+    static void setUp() {
+        data = new DenoisingGenerator().generate(4, 4, 24, 24, 7);
+        Training.Outcome u = Training.train(data, OracleKind.LINEAR, OracleKind.ZERO, settings(8), 1, LearnListener.NONE);
+        unaryOnlyError = last(u).testError();
+    }
+
+    static LearnSettings settings(int iterations) {
+        return new LearnSettings(iterations, 0.1, 25, 50, 3);
+    }
+
+    static IterationRecord last(Training.Outcome o) {
+        return o.curve().get(o.curve().size() - 1);
+    }
+
+    /** With exact oracles every step minimises the objective over a block of its arguments. */
+    @ParameterizedTest
+    @EnumSource(value = OracleKind.class, names = {"CONST", "LINEAR"})
+    void objectiveNeverRisesWithExactOracles(OracleKind kind) {
+        Training.Outcome o = Training.train(data, kind, kind, settings(8), 1, LearnListener.NONE);
+        List<IterationRecord> c = o.curve();
+        for (int k = 1; k < c.size(); k++) {
+            double prev = c.get(k - 1).objective(), cur = c.get(k).objective();
+            assertTrue(cur <= prev + 1e-4 * Math.abs(prev), "objective rose at iteration " + c.get(k).iteration() + ": " + prev + " -> " + cur);
+        }
+        assertTrue(c.get(c.size() - 1).objective() < c.get(0).objective(), "objective did not go down at all");
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = OracleKind.class, names = {"CONST", "LINEAR", "MLP", "BOOST"})
+    void everyPairwiseClassBeatsUnaryOnly(OracleKind pairKind) {
+        Training.Outcome o = Training.train(data, OracleKind.LINEAR, pairKind, settings(8), 1, LearnListener.NONE);
+        double err = last(o).testError();
+        assertTrue(err < unaryOnlyError, pairKind + ": test error " + err + " not below unary-only " + unaryOnlyError);
+    }
+
+    @Test
+    void saveReloadPredictGivesIdenticalLabels(@TempDir Path dir) throws Exception {
+        Training.Outcome o = Training.train(data, OracleKind.LINEAR, OracleKind.LINEAR, settings(3), 1, LearnListener.NONE);
+        o.model().save(dir.resolve("m"));
+        CrfModel back = CrfModel.load(dir.resolve("m"));
+        ExampleBatch b = new ExampleBatch(data.test(), 2, back.pairTypes());
+        int[] a = Predictor.predict(o.model(), b, Predictor.defaultStop(b, 200, 1e-5)).labels();
+        int[] r = Predictor.predict(back, b, Predictor.defaultStop(b, 200, 1e-5)).labels();
+        assertArrayEquals(a, r);
+        assertEquals(o.model().settings().get("unary"), back.settings().get("unary"));
+    }
+}

@@ -1,0 +1,87 @@
+package org.structlr.oracle;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+
+class ScoreFunctionsTest {
+
+    @Test
+    void everyKindSavesAndLoadsToIdenticalScores(@TempDir Path tmp) throws Exception {
+        for (DataType dt : new DataType[]{DataType.FLOAT, DataType.DOUBLE}) {
+            BiasedLogisticProblem p = TestProblems.random(600, 3, 3, 1.0, 41, dt);
+            INDArray other = TestProblems.random(50, 3, 3, 1.0, 42, dt).features();
+            try (BoostOracle boost = new BoostOracle(1, 3)) {
+                List<ScoreFunction> fs = List.of(
+                        new ZeroOracle().fit(p, null),
+                        new ConstantOracle().fit(p, null),
+                        new LinearOracle().fit(p, null),
+                        new MlpOracle(0.25, 8, 1, 100, 0.9, 5).fit(p, null),
+                        boost.fit(p, boost.fit(p, null)));
+                for (ScoreFunction f : fs) {
+                    Path dir = tmp.resolve(dt + "-" + f.kind());
+                    f.save(dir);
+                    ScoreFunction g = ScoreFunctions.load(dir);
+                    assertEquals(f.kind(), g.kind());
+                    assertEquals(f.numClasses(), g.numClasses());
+                    assertEquals(f.numFeatures(), g.numFeatures());
+                    for (INDArray x : new INDArray[]{p.features(), other}) {
+                        INDArray a = f.scores(x), b = g.scores(x);
+                        assertEquals(x.dataType(), a.dataType(), f.kind());
+                        assertEquals(0.0, TestProblems.maxAbsDiff(a, b), f.kind() + " " + dt);
+                    }
+                    if (!f.kind().equals("zero")) {
+                        assertTrue(f.scores(p.features()).amaxNumber().doubleValue() > 1e-3, f.kind() + " is not trivial");
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void loadRefusesUnknownKindsAndMissingFiles(@TempDir Path tmp) throws Exception {
+        assertThrows(IOException.class, () -> ScoreFunctions.load(tmp.resolve("nothing")));
+        Path d = Files.createDirectories(tmp.resolve("odd"));
+        Files.writeString(d.resolve(ScoreFunctions.META_FILE), "{\"format\":1,\"kind\":\"forest\",\"numClasses\":2}");
+        IOException e = assertThrows(IOException.class, () -> ScoreFunctions.load(d));
+        assertTrue(e.getMessage().contains("forest"));
+        Path m = Files.createDirectories(tmp.resolve("nomodel"));
+        Files.writeString(m.resolve(ScoreFunctions.META_FILE), "{\"format\":1,\"kind\":\"linear\",\"numClasses\":2}");
+        assertThrows(IOException.class, () -> ScoreFunctions.load(m));
+    }
+
+    @Test
+    void problemValidationNamesTheProblem() {
+        INDArray x = Nd4j.rand(DataType.FLOAT, 4, 2);
+        INDArray b = Nd4j.zeros(DataType.FLOAT, 4, 3);
+        new BiasedLogisticProblem(x, new int[]{0, 1, 2, 0}, b, 3);
+        assertMessage("labels for", () -> new BiasedLogisticProblem(x, new int[]{0, 1, 2}, b, 3));
+        assertMessage("outside 0..2", () -> new BiasedLogisticProblem(x, new int[]{0, 1, 3, 0}, b, 3));
+        assertMessage("outside 0..2", () -> new BiasedLogisticProblem(x, new int[]{0, -1, 2, 0}, b, 3));
+        assertMessage("bias must be [N, C]", () -> new BiasedLogisticProblem(x, new int[]{0, 1, 1, 0}, b, 2));
+        assertMessage("features must be [N, D]", () -> new BiasedLogisticProblem(x.reshape(8), new int[4], b, 3));
+        INDArray nan = b.dup();
+        nan.putScalar(1, 2, Double.NaN);
+        assertMessage("bias contain NaN", () -> new BiasedLogisticProblem(x, new int[4], nan, 3));
+        INDArray inf = x.dup();
+        inf.putScalar(0, 1, Double.POSITIVE_INFINITY);
+        assertMessage("features contain NaN or infinite", () -> new BiasedLogisticProblem(inf, new int[4], b, 3));
+        assertMessage("FLOAT or DOUBLE", () -> new BiasedLogisticProblem(x.castTo(DataType.INT), new int[4], b, 3));
+    }
+
+    private static void assertMessage(String part, org.junit.jupiter.api.function.Executable e) {
+        IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, e);
+        assertTrue(ex.getMessage().contains(part), ex.getMessage());
+    }
+}
