@@ -24,6 +24,8 @@ import org.structlr.graph.Coloring;
 import org.structlr.graph.FactorGraph;
 import org.structlr.graph.Grids;
 import org.structlr.inference.GraphMessagePassing;
+import org.structlr.inference.GridMessagePassing;
+import org.structlr.inference.LoopMessagePassing;
 import org.structlr.inference.MessagePassing;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -181,16 +183,13 @@ final class BenchCommand implements Callable<Integer> {
         Supplier<Coloring> board = () -> Coloring.checkerboard(h, w, count);
         int edges = count * (h * (w - 1) + (h - 1) * w);
         return new Case(name, count * h * w, edges, labels, List.of(
-                new EngineSpec("grid (ND4J, float)", () -> InferCommand.construct("GridMessagePassing",
-                        new Class<?>[] {int.class, int.class, int.class, int.class, double.class, DataType.class},
-                        count, h, w, labels, EPS, DataType.FLOAT)),
+                new EngineSpec("grid (ND4J, float)", () -> new GridMessagePassing(count, h, w, labels, EPS, DataType.FLOAT)),
                 new EngineSpec("graph (ND4J, float)", () -> new GraphMessagePassing(union.get(), board.get(), EPS, DataType.FLOAT)),
                 loop(union, board)));
     }
 
     private static EngineSpec loop(Supplier<FactorGraph> g, Supplier<Coloring> c) {
-        return new EngineSpec("loop (plain Java)", () -> InferCommand.construct("LoopMessagePassing",
-                new Class<?>[] {FactorGraph.class, Coloring.class, double.class}, g.get(), c.get(), EPS));
+        return new EngineSpec("loop (plain Java)", () -> new LoopMessagePassing(g.get(), c.get(), EPS));
     }
 
     /** {@code m} distinct random edges over {@code n} variables (no self-loops), from a fixed seed. */

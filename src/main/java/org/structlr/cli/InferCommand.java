@@ -5,13 +5,10 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.lang.reflect.Constructor;
-import java.lang.reflect.InvocationTargetException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -21,6 +18,7 @@ import org.structlr.data.UaiReader;
 import org.structlr.graph.Coloring;
 import org.structlr.graph.FactorGraph;
 import org.structlr.inference.GraphMessagePassing;
+import org.structlr.inference.LoopMessagePassing;
 import org.structlr.inference.InferenceResult;
 import org.structlr.inference.MessagePassing;
 import org.structlr.inference.StopRule;
@@ -195,34 +193,7 @@ final class InferCommand implements Callable<Integer> {
         Coloring c = Coloring.greedy(g);
         return switch (kind) {
             case graph -> new GraphMessagePassing(g, c, eps, DataType.DOUBLE);
-            case loop -> construct("LoopMessagePassing",
-                    new Class<?>[] {FactorGraph.class, Coloring.class, double.class}, g, c, eps);
+            case loop -> new LoopMessagePassing(g, c, eps);
         };
-    }
-
-    /**
-     * Calls the public constructor {@code org.structlr.inference.<simpleName>(types)}. Engines not
-     * yet in every build are looked up by name, so that the commands build whichever of them
-     * exist; a missing one is an {@link UnsupportedOperationException} naming it.
-     */
-    static MessagePassing construct(String simpleName, Class<?>[] types, Object... args) {
-        String name = "org.structlr.inference." + simpleName;
-        Constructor<?> ctor;
-        try {
-            ctor = Class.forName(name).getConstructor(types);
-        } catch (ClassNotFoundException | NoSuchMethodException e) {
-            String sig = Arrays.stream(types).map(Class::getSimpleName).collect(java.util.stream.Collectors.joining(", "));
-            throw new UnsupportedOperationException("engine " + simpleName + "(" + sig + ") is not in this build", e);
-        }
-        try {
-            return (MessagePassing) ctor.newInstance(args);
-        } catch (InvocationTargetException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException re) throw re;
-            if (cause instanceof Error err) throw err;
-            throw new IllegalStateException(cause);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot construct " + name + ": " + e, e);
-        }
     }
 }
