@@ -65,8 +65,8 @@ final class TestEngines {
 
     private static final List<Engine> KNOWN = List.of(
             new Engine("loop", p -> true, (p, eps) -> new LoopMessagePassing(p.graph(), p.coloring(), eps)),
-            new Engine("nd4j-graph", p -> true, (p, eps) -> new GraphMessagePassing(p.graph(), p.coloring(), eps, DataType.DOUBLE))
-            // new Engine("nd4j-grid", Problem::isGrid, (p, eps) -> new GridMessagePassing(p.gridCount(), p.gridHeight(), p.gridWidth(), p.graph().maxLabels(), eps, DataType.DOUBLE))
+            new Engine("nd4j-graph", p -> true, (p, eps) -> new GraphMessagePassing(p.graph(), p.coloring(), eps, DataType.DOUBLE)),
+            new Engine("nd4j-grid", Problem::isGrid, (p, eps) -> new GridMessagePassing(p.gridCount(), p.gridHeight(), p.gridWidth(), p.graph().maxLabels(), eps, DataType.DOUBLE))
     );
 
     static {
