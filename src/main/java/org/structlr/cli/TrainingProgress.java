@@ -14,7 +14,7 @@ final class TrainingProgress implements LearnListener, AutoCloseable {
 
     TrainingProgress(String task, int total, boolean quiet) {
         bar = quiet ? null : new ProgressBarBuilder().setTaskName(task).setInitialMax(total)
-                .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(500)
+                .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(500).setMaxRenderedLength(160)
                 .setConsumer(new ConsoleProgressBarConsumer(System.err)).showSpeed().build();
     }
 
