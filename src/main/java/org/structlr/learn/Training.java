@@ -16,6 +16,7 @@ import org.structlr.model.CrfModel;
 import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.Oracle;
 import org.structlr.oracle.ScoreFunction;
+import org.structlr.oracle.ZeroScore;
 
 /** Trains a model on a data set: the one entry point the CLI, the experiments and the notebooks use. */
 public final class Training {
@@ -42,19 +43,9 @@ public final class Training {
         for (int t = 0; t < types.size(); t++) pairOracles.add(pairKind.create(false, settings.seed() + 1 + t, threads));
         AlternatingLearner.Result r = new AlternatingLearner(settings, unaryOracle, pairOracles).train(train, test, listener);
         // A type never fitted (0 iterations) is the zero function.
-        ScoreFunction unary = r.unary() != null ? r.unary() : new org.structlr.oracle.ZeroOracle().fit(
-                new org.structlr.oracle.BiasedLogisticProblem(train.unaryFeatures(), train.labels(),
-                        org.nd4j.linalg.factory.Nd4j.zeros(org.nd4j.linalg.api.buffer.DataType.FLOAT, train.graph().numVariables(), L), L), null);
+        ScoreFunction unary = r.unary() != null ? r.unary() : new ZeroScore(L);
         List<ScoreFunction> pair = new ArrayList<>();
-        for (int t = 0; t < types.size(); t++) {
-            ScoreFunction f = r.pair().get(t);
-            if (f == null) {
-                int[] yl = train.pairLabels(t);
-                f = new org.structlr.oracle.ZeroOracle().fit(new org.structlr.oracle.BiasedLogisticProblem(train.pairFeatures(t), yl,
-                        org.nd4j.linalg.factory.Nd4j.zeros(org.nd4j.linalg.api.buffer.DataType.FLOAT, yl.length, (long) L * L), L * L), null);
-            }
-            pair.add(f);
-        }
+        for (int t = 0; t < types.size(); t++) pair.add(r.pair().get(t) != null ? r.pair().get(t) : new ZeroScore(L * L));
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("unary", unaryKind.cliName());
         s.put("pairwise", pairKind.cliName());
@@ -73,7 +64,7 @@ public final class Training {
         prov.put("secondsInOracleFits", r.fitSeconds());
         prov.put("secondsInMessagePassing", r.passingSeconds());
         prov.put("secondsInEvaluation", r.evalSeconds());
-        return new Outcome(new CrfModel(L, settings.eps(), types, unary, pair, s, prov), r.curve(), r.fitSeconds(), r.passingSeconds(), r.evalSeconds());
+        return new Outcome(new CrfModel(L, settings.eps(), data.unaryDim(), data.pairDim(), types, unary, pair, s, prov), r.curve(), r.fitSeconds(), r.passingSeconds(), r.evalSeconds());
     }
 
     public static Map<String, Object> provenance(Dataset data, long seed) {

@@ -45,17 +45,25 @@ public final class CrfModel {
 
     private final int numLabels;
     private final double eps;
+    private final int unaryFeatures;
+    private final int pairFeatures;
     private final List<String> pairTypes;
     private final ScoreFunction unary;
     private final List<ScoreFunction> pair;
     private final Map<String, Object> settings;
     private final Map<String, Object> provenance;
 
-    public CrfModel(int numLabels, double eps, List<String> pairTypes, ScoreFunction unary, List<ScoreFunction> pair,
-                    Map<String, Object> settings, Map<String, Object> provenance) {
+    /**
+     * {@code unaryFeatures} and {@code pairFeatures} are the feature widths of the data the model was
+     * trained on (the functions of some classes, zero and constant, do not read features at all).
+     */
+    public CrfModel(int numLabels, double eps, int unaryFeatures, int pairFeatures, List<String> pairTypes,
+                    ScoreFunction unary, List<ScoreFunction> pair, Map<String, Object> settings, Map<String, Object> provenance) {
         if (pair.size() != pairTypes.size()) throw new IllegalArgumentException(pair.size() + " pairwise functions for " + pairTypes.size() + " types");
         this.numLabels = numLabels;
         this.eps = eps;
+        this.unaryFeatures = unaryFeatures;
+        this.pairFeatures = pairFeatures;
         this.pairTypes = List.copyOf(pairTypes);
         this.unary = unary;
         this.pair = List.copyOf(pair);
@@ -71,8 +79,8 @@ public final class CrfModel {
     public Map<String, Object> settings() { return settings; }
     public Map<String, Object> provenance() { return provenance; }
 
-    public int unaryFeatures() { return unary.numFeatures(); }
-    public int pairFeatures() { return pair.get(0).numFeatures(); }
+    public int unaryFeatures() { return unaryFeatures; }
+    public int pairFeatures() { return pairFeatures; }
 
     public void save(Path dir) throws IOException {
         AtomicFiles.replaceFolder(dir, tmp -> {
@@ -84,7 +92,8 @@ public final class CrfModel {
             m.put("numLabels", numLabels);
             m.put("eps", eps);
             m.put("unaryKind", unary.kind());
-            m.put("unaryFeatures", unary.numFeatures());
+            m.put("unaryFeatures", unaryFeatures);
+            m.put("pairFeatures", pairFeatures);
             ArrayNode types = m.putArray("pairTypes");
             for (int t = 0; t < pairTypes.size(); t++) {
                 ObjectNode o = types.addObject();
@@ -145,7 +154,8 @@ public final class CrfModel {
             Map<String, Object> settings = JSON.treeToValue(m.path("settings"), Map.class);
             @SuppressWarnings("unchecked")
             Map<String, Object> prov = JSON.treeToValue(m.path("provenance"), Map.class);
-            return new CrfModel(m.path("numLabels").asInt(), m.path("eps").asDouble(), names, unary, pair, settings, prov);
+            return new CrfModel(m.path("numLabels").asInt(), m.path("eps").asDouble(), m.path("unaryFeatures").asInt(),
+                    m.path("pairFeatures").asInt(), names, unary, pair, settings, prov);
         } catch (IOException e) {
             throw new BadInputException(dir, "cannot load model: " + e.getMessage(), e);
         }

@@ -68,4 +68,17 @@ class LearnerTest {
         assertArrayEquals(a, r);
         assertEquals(o.model().settings().get("unary"), back.settings().get("unary"));
     }
+
+    /** Zero and constant functions read no features; the model still knows the data's widths. */
+    @Test
+    void featurelessClassesSaveAndPredict(@TempDir Path dir) throws Exception {
+        Training.Outcome o = Training.train(data, OracleKind.ZERO, OracleKind.CONST, settings(1), 1, LearnListener.NONE);
+        o.model().save(dir.resolve("m"));
+        CrfModel back = CrfModel.load(dir.resolve("m"));
+        assertEquals(data.unaryDim(), back.unaryFeatures());
+        assertEquals(data.pairDim(), back.pairFeatures());
+        ExampleBatch b = new ExampleBatch(data.test(), 2, back.pairTypes());
+        int[] labels = Predictor.predict(back, b, Predictor.defaultStop(b, 50, 1e-5)).labels();
+        assertEquals(b.graph().numVariables(), labels.length);
+    }
 }
