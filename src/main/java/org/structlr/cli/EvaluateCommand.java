@@ -10,7 +10,6 @@ import org.structlr.data.AtomicFiles;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
 import org.structlr.data.Example;
-import org.structlr.learn.Training;
 import org.structlr.model.CrfModel;
 import org.structlr.model.ExampleBatch;
 import org.structlr.model.Predictor;
@@ -29,14 +28,11 @@ final class EvaluateCommand implements Callable<Integer> {
     @Option(names = "--data", required = true, paramLabel = "DIR", description = "Data set folder with train/ and test/ .npz files.")
     Path data;
 
-    @Option(names = "--iterations", defaultValue = "500", description = "Most message-passing sweeps (default: ${DEFAULT-VALUE}).")
-    int iterations;
-
-    @Option(names = "--tolerance", defaultValue = "1e-5", description = "Stop when the duality gap per variable is below this (default: ${DEFAULT-VALUE}).")
-    double tolerance;
-
     @Option(names = "--output", paramLabel = "FILE.json", description = "Write the errors as JSON.")
     Path output;
+
+    @Mixin
+    PredictionOptions prediction;
 
     @Mixin
     CommonOptions common;
@@ -47,6 +43,7 @@ final class EvaluateCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CliChecks.output("--output", output, false);
+        prediction.check();
         common.apply();
         CrfModel m = CrfModel.load(model);
         Dataset ds = Dataset.load(data);
@@ -54,7 +51,7 @@ final class EvaluateCommand implements Callable<Integer> {
         for (String split : List.of("train", "test")) {
             List<Example> ex = ds.split(split);
             if (ex.isEmpty()) continue;
-            double err = error(m, ex, iterations, tolerance);
+            double err = error(m, ex, prediction);
             res.put(split + "_error", err);
             spec.commandLine().getOut().printf(Locale.ROOT, "%s error %.4f (%d examples)%n", split, err, ex.size());
             spec.commandLine().getOut().flush();
@@ -65,17 +62,13 @@ final class EvaluateCommand implements Callable<Integer> {
         return Main.EXIT_OK;
     }
 
-    static double error(CrfModel m, List<Example> examples, int iterations, double tolerance) {
+    static double error(CrfModel m, List<Example> examples, PredictionOptions prediction) {
         for (Example e : examples) {
             if (!e.hasLabels()) throw new BadInputException(e.name() + ": has no labels to evaluate against");
             Predictor.checkCompatible(m, e);
         }
         ExampleBatch b = new ExampleBatch(examples, m.numLabels(), m.pairTypes());
-        Predictor.Prediction p = Predictor.predict(m, b, Predictor.defaultStop(b, iterations, tolerance));
+        Predictor.Prediction p = Predictor.predict(m, b, prediction.stop(b));
         return b.error(p.labels());
-    }
-
-    static List<String> typesFor(Dataset ds) {
-        return Training.pairTypeNames(ds.numPairTypes());
     }
 }

@@ -36,11 +36,8 @@ final class PredictCommand implements Callable<Integer> {
     @Option(names = "--output", required = true, paramLabel = "FILE.npz|DIR", description = "Output file (or folder when --input is a folder).")
     Path output;
 
-    @Option(names = "--iterations", defaultValue = "500", description = "Most message-passing sweeps (default: ${DEFAULT-VALUE}).")
-    int iterations;
-
-    @Option(names = "--tolerance", defaultValue = "1e-5", description = "Stop when the duality gap per variable is below this (default: ${DEFAULT-VALUE}).")
-    double tolerance;
+    @Mixin
+    PredictionOptions prediction;
 
     @Mixin
     CommonOptions common;
@@ -50,6 +47,7 @@ final class PredictCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        prediction.check();
         common.apply();
         CrfModel m = CrfModel.load(model);
         if (!Files.exists(input)) throw new BadInputException(input, "no such file or folder");
@@ -69,7 +67,7 @@ final class PredictCommand implements Callable<Integer> {
         for (int k = 0; k < examples.size(); k++) {
             Example ex = examples.get(k);
             ExampleBatch b = new ExampleBatch(List.of(ex), m.numLabels(), m.pairTypes());
-            Predictor.Prediction p = Predictor.predict(m, b, Predictor.defaultStop(b, iterations, tolerance));
+            Predictor.Prediction p = Predictor.predict(m, b, prediction.stop(b));
             Path out = Files.isDirectory(input) ? output.resolve(inputs.get(k).getFileName()) : output;
             Map<String, NpyArray> arrays = new LinkedHashMap<>();
             arrays.put("labels", NpyArray.ofInts(p.labels(), p.labels().length));

@@ -1,0 +1,26 @@
+package org.structlr.cli;
+
+import org.structlr.data.BadInputException;
+import org.structlr.inference.StopRule;
+import org.structlr.model.ExampleBatch;
+import org.structlr.model.Predictor;
+import picocli.CommandLine.Option;
+
+/** How long prediction runs message passing (evaluate, predict). */
+final class PredictionOptions {
+    @Option(names = "--iterations", defaultValue = "500", description = "Most message-passing sweeps (default: ${DEFAULT-VALUE}).")
+    int iterations;
+
+    @Option(names = "--tolerance", defaultValue = "1e-5",
+            description = "Stop when |duality gap| per variable is below this (default: ${DEFAULT-VALUE}).")
+    double tolerance;
+
+    void check() {
+        if (iterations < 0) throw new BadInputException("option '--iterations' must be at least 0, got " + iterations);
+        if (!(tolerance >= 0)) throw new BadInputException("option '--tolerance' must be at least 0, got " + tolerance);
+    }
+
+    StopRule stop(ExampleBatch batch) {
+        return Predictor.defaultStop(batch, iterations, tolerance);
+    }
+}
