@@ -14,7 +14,9 @@ import org.structlr.features.ImageFeatures;
 import org.structlr.features.PatchFeatures;
 import org.structlr.features.UnaryFeatures;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 @Command(name = "horses-data", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Prepare the Weizmann horse data set as an .npz data set folder (train/ = odd image numbers, test/ = even).",
@@ -47,6 +49,9 @@ final class HorsesDataCommand implements Callable<Integer> {
     @Option(names = "--quiet", description = "Print no progress, only the result and errors.")
     boolean quiet;
 
+    @Spec
+    CommandSpec spec;
+
     private static final Pattern SIZE = Pattern.compile("(\\d{1,5})[xX](\\d{1,5})");
 
     @Override
@@ -73,9 +78,9 @@ final class HorsesDataCommand implements Callable<Integer> {
         loader.imageFiles(); // a missing or empty data base fails before anything is written
         int[] counts = new int[2];
         long t0 = System.nanoTime();
-        AtomicFiles.replaceFolder(out, dir -> System.arraycopy(loader.writeDataset(dir, unary, quiet ? null : System.err::println), 0, counts, 0, 2),
+        AtomicFiles.replaceFolder(out, dir -> System.arraycopy(loader.writeDataset(dir, unary, quiet ? null : spec.commandLine().getErr()::println), 0, counts, 0, 2),
                 HorsesDataCommand::isOurs);
-        System.out.printf("%d train and %d test images of %dx%d, %s unary features (%d per pixel), 3 edge features: %s (%.1f s)%n",
+        spec.commandLine().getOut().printf("%d train and %d test images of %dx%d, %s unary features (%d per pixel), 3 edge features: %s (%.1f s)%n",
                 counts[0], counts[1], h, w, unary.name(), unary.dim(), out, (System.nanoTime() - t0) / 1e9);
         return Main.EXIT_OK;
     }
