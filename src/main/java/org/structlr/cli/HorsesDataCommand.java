@@ -1,0 +1,97 @@
+package org.structlr.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.structlr.data.AtomicFiles;
+import org.structlr.data.BadInputException;
+import org.structlr.features.HorseLoader;
+import org.structlr.features.ImageFeatures;
+import org.structlr.features.PatchFeatures;
+import org.structlr.features.UnaryFeatures;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(name = "horses-data", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Prepare the Weizmann horse data set as an .npz data set folder (train/ = odd image numbers, test/ = even).",
+                "Images and masks are area-averaged to one working size; masks thresholded at 128."})
+final class HorsesDataCommand implements Callable<Integer> {
+    @Option(names = "--db", defaultValue = "../shared/data/weizmann_horse_db", paramLabel = "DIR",
+            description = "The horse data base with rgb/ and figure_ground/ (default: ${DEFAULT-VALUE}).")
+    Path db;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR",
+            description = "Data set folder to write (replaced as a whole if it was written by this command).")
+    Path out;
+
+    @Option(names = "--features", defaultValue = "handmade", paramLabel = "KIND",
+            description = "Unary features: handmade (42: 1, RGB, position, HOG) or patch (RGB k x k patch, channel-major) (default: ${DEFAULT-VALUE}).")
+    String features;
+
+    @Option(names = "--size", defaultValue = HorseLoader.DEFAULT_HEIGHT + "x" + HorseLoader.DEFAULT_WIDTH, paramLabel = "HxW",
+            description = "Working size, height x width in pixels (default: ${DEFAULT-VALUE}).")
+    String size;
+
+    @Option(names = "--cell", defaultValue = "" + ImageFeatures.DEFAULT_CELL, paramLabel = "PX",
+            description = "HOG cell side for handmade features (default: ${DEFAULT-VALUE}).")
+    int cell;
+
+    @Option(names = "--patch", defaultValue = "" + PatchFeatures.DEFAULT_K, paramLabel = "K",
+            description = "Patch side (odd) for patch features (default: ${DEFAULT-VALUE}).")
+    int patch;
+
+    @Option(names = "--quiet", description = "Print no progress, only the result and errors.")
+    boolean quiet;
+
+    @Spec
+    CommandSpec spec;
+
+    private static final Pattern SIZE = Pattern.compile("(\\d{1,5})[xX](\\d{1,5})");
+
+    @Override
+    public Integer call() throws IOException {
+        Matcher m = SIZE.matcher(size.trim());
+        if (!m.matches()) throw new BadInputException("option '--size' must be HxW, e.g. 36x48, got '" + size + "'");
+        int h = Integer.parseInt(m.group(1)), w = Integer.parseInt(m.group(2));
+        if (h < 2 || w < 2) throw new BadInputException("option '--size' must be at least 2x2, got " + h + "x" + w);
+        UnaryFeatures unary;
+        switch (features) {
+            case "handmade":
+                if (cell < 1) throw new BadInputException("option '--cell' must be at least 1, got " + cell);
+                unary = new ImageFeatures(cell);
+                break;
+            case "patch":
+                if (patch < 1 || patch % 2 == 0) throw new BadInputException("option '--patch' must be odd and at least 1, got " + patch);
+                unary = new PatchFeatures(patch);
+                break;
+            default:
+                throw new BadInputException("option '--features' must be handmade or patch, got '" + features + "'");
+        }
+        CliChecks.output("--out", out, true);
+        HorseLoader loader = new HorseLoader(db, h, w);
+        loader.imageFiles(); // a missing or empty data base fails before anything is written
+        int[] counts = new int[2];
+        long t0 = System.nanoTime();
+        AtomicFiles.replaceFolder(out, dir -> System.arraycopy(loader.writeDataset(dir, unary, quiet ? null : spec.commandLine().getErr()::println), 0, counts, 0, 2),
+                HorsesDataCommand::isOurs);
+        spec.commandLine().getOut().printf("%d train and %d test images of %dx%d, %s unary features (%d per pixel), 3 edge features: %s (%.1f s)%n",
+                counts[0], counts[1], h, w, unary.name(), unary.dim(), out, (System.nanoTime() - t0) / 1e9);
+        return Main.EXIT_OK;
+    }
+
+    /** A folder this command wrote (it has the info file), or an empty one, may be replaced. */
+    private static boolean isOurs(Path dir) {
+        if (Files.isRegularFile(dir.resolve(HorseLoader.INFO_FILE))) return true;
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.findAny().isEmpty();
+        } catch (IOException ex) {
+            return false;
+        }
+    }
+}
