@@ -16,11 +16,14 @@ public final class Predictor {
 
     /** Refuses examples whose feature widths do not match the model, naming the file. */
     public static void checkCompatible(CrfModel model, Example ex) {
-        if (ex.unaryDim() != model.unaryFeatures()) {
+        // A function that ignores its features (zero, constant: numFeatures() == -1) takes any width.
+        if (model.unaryFeatures() >= 0 && ex.unaryDim() != model.unaryFeatures()) {
             throw new BadInputException("" + ex.name() + ": " + ex.unaryDim() + " unary features but the model expects " + model.unaryFeatures());
         }
-        if (ex.numEdges() > 0 && ex.pairDim() != model.pairFeatures()) {
-            throw new BadInputException("" + ex.name() + ": " + ex.pairDim() + " pairwise features but the model expects " + model.pairFeatures());
+        for (org.structlr.oracle.ScoreFunction f : model.pair()) {
+            if (ex.numEdges() > 0 && f.numFeatures() >= 0 && ex.pairDim() != f.numFeatures()) {
+                throw new BadInputException("" + ex.name() + ": " + ex.pairDim() + " pairwise features but the model expects " + f.numFeatures());
+            }
         }
     }
 
