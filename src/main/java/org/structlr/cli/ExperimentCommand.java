@@ -1,0 +1,219 @@
+package org.structlr.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import me.tongfei.progressbar.ConsoleProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import org.structlr.data.BadInputException;
+import org.structlr.data.Dataset;
+import org.structlr.data.DenoisingGenerator;
+import org.structlr.experiment.Experiment;
+import org.structlr.learn.IterationRecord;
+import org.structlr.learn.LearnSettings;
+import org.structlr.learn.OracleKind;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code structlr experiment denoise|horses}: the paper's experiments, one pair of function classes
+ * or the whole table (Table 1, Fig. 1-3). The work is {@link Experiment}'s; this class parses options.
+ */
+@Command(name = "experiment", mixinStandardHelpOptions = true,
+        description = "The paper's experiments: one (unary, pairwise) pair, or --table for every pair (Table 1) with figures.",
+        subcommands = {ExperimentCommand.Denoise.class, ExperimentCommand.Horses.class})
+final class ExperimentCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing data set: denoise or horses");
+    }
+
+    /** Options of both data sets. */
+    static final class Options {
+        @Option(names = "--unary", converter = OracleKindConverter.class, paramLabel = "KIND",
+                description = "Unary function class of a single pair: zero, const, linear, mlp, boost (default: linear).")
+        OracleKind unary;
+
+        @Option(names = "--pairwise", converter = OracleKindConverter.class, paramLabel = "KIND",
+                description = "Pairwise function class of a single pair (default: linear).")
+        OracleKind pairwise;
+
+        @Option(names = "--table", description = "Run every (unary, pairwise) pair of --kinds, one after another (the paper's Table 1).")
+        boolean table;
+
+        @Option(names = "--kinds", split = ",", converter = OracleKindConverter.class, paramLabel = "K1,K2,...",
+                defaultValue = "zero,const,linear,boost,mlp", description = "Function classes of --table (default: ${DEFAULT-VALUE}).")
+        List<OracleKind> kinds;
+
+        @Option(names = "--iterations", defaultValue = "50", description = "Learning iterations per pair (default: ${DEFAULT-VALUE}).")
+        int iterations;
+
+        @Option(names = "--eps", defaultValue = "0.1", description = "Entropy smoothing eps (default: ${DEFAULT-VALUE}).")
+        double eps;
+
+        @Option(names = "--sweeps", defaultValue = "25", description = "Message-passing sweeps after each oracle fit (default: ${DEFAULT-VALUE}).")
+        int sweeps;
+
+        @Option(names = "--eval-sweeps", defaultValue = "50",
+                description = "Warm-started prediction sweeps per iteration for the train/test errors (default: ${DEFAULT-VALUE}).")
+        int evalSweeps;
+
+        @Option(names = "--seed", defaultValue = "1", description = "Seed of the data (denoise) and of learning (default: ${DEFAULT-VALUE}).")
+        long seed;
+
+        @Option(names = "--out", paramLabel = "DIR", description = "Output folder (default: runs/experiment-<data set>[-table]).")
+        Path out;
+
+        LearnSettings settings() {
+            if (table && (unary != null || pairwise != null)) {
+                throw new BadInputException("--table runs every pair of --kinds: give either --table or --unary/--pairwise, not both");
+            }
+            if (table && kinds.stream().distinct().count() != kinds.size()) {
+                throw new BadInputException("option '--kinds' repeats a function class: " + kinds);
+            }
+            return CliChecks.settings(iterations, eps, sweeps, evalSweeps, seed);
+        }
+
+        Path out(String dataName) {
+            Path o = out != null ? out : Path.of("runs", "experiment-" + dataName + (table ? "-table" : ""));
+            CliChecks.output("--out", o, true);
+            return o;
+        }
+    }
+
+    @Command(name = "denoise", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "The synthetic binary denoising experiment on freshly generated images (DESIGN §1).")
+    static final class Denoise implements Callable<Integer> {
+        @Mixin
+        Options opts;
+
+        @Option(names = "--train", defaultValue = "16", description = "Training images (default: ${DEFAULT-VALUE}).")
+        int nTrain;
+
+        @Option(names = "--test", defaultValue = "16", description = "Test images (default: ${DEFAULT-VALUE}).")
+        int nTest;
+
+        @Option(names = "--size", defaultValue = "100", description = "Image height and width (default: ${DEFAULT-VALUE}).")
+        int size;
+
+        @Mixin
+        CommonOptions common;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            LearnSettings settings = opts.settings();
+            if (nTrain < 1 || nTest < 1 || size < 2) throw new BadInputException("--train and --test must be >= 1 and --size >= 2");
+            Path out = opts.out("denoise");
+            int threads = common.apply();
+            Dataset data = new DenoisingGenerator().generate(nTrain, nTest, size, size, opts.seed);
+            if (!common.quiet) System.err.printf("generated %d train and %d test images of %dx%d%n", nTrain, nTest, size, size);
+            return ExperimentCommand.run(new Experiment("denoise", data, settings, threads), opts, out, common.quiet, spec);
+        }
+    }
+
+    @Command(name = "horses", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "The Weizmann horses experiment on a prepared .npz data set folder (train/, test/).")
+    static final class Horses implements Callable<Integer> {
+        @Mixin
+        Options opts;
+
+        @Option(names = "--data", required = true, paramLabel = "DIR", description = "Prepared horses data set folder (train/ and test/ .npz files).")
+        Path data;
+
+        @Mixin
+        CommonOptions common;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            LearnSettings settings = opts.settings();
+            Path out = opts.out("horses");
+            int threads = common.apply();
+            Dataset ds = Dataset.load(data);
+            if (!common.quiet) System.err.println("loaded " + ds);
+            return ExperimentCommand.run(new Experiment("horses", ds, settings, threads), opts, out, common.quiet, spec);
+        }
+    }
+
+    static int run(Experiment exp, Options opts, Path out, boolean quiet, CommandSpec spec) throws Exception {
+        java.io.PrintWriter stdout = spec.commandLine().getOut();
+        if (!opts.table) {
+            OracleKind u = opts.unary != null ? opts.unary : OracleKind.LINEAR;
+            OracleKind p = opts.pairwise != null ? opts.pairwise : OracleKind.LINEAR;
+            Experiment.PairResult r;
+            try (TrainingProgress progress = new TrainingProgress(exp.name() + " " + u.cliName() + "/" + p.cliName(), opts.iterations, quiet)) {
+                r = exp.runPair(u, p, out, progress);
+            }
+            stdout.printf(Locale.ROOT, "%s %s: train error %.4f  test error %.4f  %.1f s%n", exp.name(), r.label(),
+                    r.finalTrainError(), r.finalTestError(), r.seconds());
+            stdout.println("report.json, curve.csv, curve.png, model, predictions.png"
+                    + (Files.exists(out.resolve("functions.png")) ? ", functions.png" : "") + " written to " + out);
+            stdout.flush();
+            return Main.EXIT_OK;
+        }
+        Experiment.TableResult t;
+        try (TableProgress progress = new TableProgress(exp.name() + " table", opts.kinds.size() * opts.kinds.size(), opts.iterations, quiet)) {
+            t = exp.runTable(opts.kinds, out, progress);
+        }
+        stdout.print(Files.readString(out.resolve("table.md")));
+        stdout.println("table.md, test_error.csv, train_error.csv, seconds.csv, results.csv, curves.png, pairs/, best/ written to " + out);
+        stdout.flush();
+        return Main.EXIT_OK;
+    }
+
+    /** One bar over every iteration of every pair, with the time left; a line per finished pair. */
+    static final class TableProgress implements Experiment.Listener, AutoCloseable {
+        private final ProgressBar bar;
+        private final boolean quiet;
+        private String pair = "";
+
+        TableProgress(String task, int pairs, int iterations, boolean quiet) {
+            this.quiet = quiet;
+            bar = quiet ? null : new ProgressBarBuilder().setTaskName(task).setInitialMax((long) pairs * Math.max(1, iterations))
+                    .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(1000)
+                    .setConsumer(new ConsoleProgressBarConsumer(System.err)).build();
+        }
+
+        @Override
+        public void pairStarted(int index, int total, OracleKind unary, OracleKind pairwise) {
+            pair = String.format(Locale.ROOT, " pair %d/%d %s/%s", index + 1, total, unary.cliName(), pairwise.cliName());
+            if (bar != null) bar.setExtraMessage(pair);
+        }
+
+        @Override
+        public void onIteration(IterationRecord r, int totalIterations) {
+            if (bar == null) return;
+            bar.setExtraMessage(pair + String.format(Locale.ROOT, " it %d test=%.4f", r.iteration(), r.testError()));
+            bar.step();
+        }
+
+        @Override
+        public void pairFinished(int index, int total, Experiment.PairResult r) {
+            if (bar != null && r.curve().isEmpty()) bar.stepBy(1); // 0 iterations: one step per pair
+            if (!quiet) {
+                System.err.printf(Locale.ROOT, "%n%s: train %.4f test %.4f %.1f s%n", r.label(), r.finalTrainError(), r.finalTestError(), r.seconds());
+            }
+        }
+
+        @Override
+        public void close() {
+            if (bar != null) bar.close();
+        }
+    }
+}

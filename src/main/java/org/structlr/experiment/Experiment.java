@@ -1,0 +1,270 @@
+package org.structlr.experiment;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.structlr.data.AtomicFiles;
+import org.structlr.data.Dataset;
+import org.structlr.data.Example;
+import org.structlr.learn.IterationRecord;
+import org.structlr.learn.LearnListener;
+import org.structlr.learn.LearnSettings;
+import org.structlr.learn.LearningReport;
+import org.structlr.learn.OracleKind;
+import org.structlr.learn.Training;
+import org.structlr.model.CrfModel;
+import org.structlr.model.ExampleBatch;
+import org.structlr.model.Predictor;
+import org.structlr.viz.FunctionFigure;
+import org.structlr.viz.LearningCurveFigure;
+import org.structlr.viz.PredictionFigure;
+
+/**
+ * The paper's experiments on one data set (DESIGN §1): one (unary, pairwise) pair of function
+ * classes, or every pair of a list of classes (Table 1), with the learning curves (Fig. 2), the
+ * example predictions (Fig. 3) and, for one-feature data such as the denoising set, the learned
+ * functions (Fig. 1). Every file is written atomically; notebooks call this class directly.
+ *
+ * <p>Files of {@link #runPair} in its folder: {@code report.json} (the learning curve and final
+ * errors, {@link LearningReport}), {@code curve.csv}, {@code curve.png}, {@code model/},
+ * {@code predictions.png} (when the test examples are images) and {@code functions.png} (when the
+ * features are the one-feature rows [1, phi]).
+ *
+ * <p>Files of {@link #runTable}: {@code table.md} (final test error, training error and seconds,
+ * rows the unary class, columns the pairwise class), {@code test_error.csv},
+ * {@code train_error.csv}, {@code seconds.csv} (same layout), {@code results.csv} (one line per
+ * pair), {@code curves.png} (one panel per pair, same layout), {@code pairs/UNARY-PAIRWISE/report.json}
+ * (written as soon as that pair is done), and for the pair of lowest final test error
+ * {@code best/} holding its model, {@code predictions.png} and {@code functions.png}.
+ */
+public final class Experiment {
+    /** Test examples drawn in the prediction figure. */
+    public static final int FIGURE_EXAMPLES = 3;
+    /** Prediction for the figures: at most this many sweeps, or a duality gap below 1e-5 per variable. */
+    public static final int PREDICT_SWEEPS = 200;
+
+    private final String name;
+    private final Dataset data;
+    private final LearnSettings settings;
+    private final int threads;
+
+    /** Told about the progress of a table. */
+    public interface Listener extends LearnListener {
+        default void pairStarted(int index, int total, OracleKind unary, OracleKind pairwise) {}
+
+        default void pairFinished(int index, int total, PairResult result) {}
+
+        @Override
+        default void onIteration(IterationRecord record, int totalIterations) {}
+
+        Listener NONE = new Listener() {};
+    }
+
+    /** One trained pair and how long it took (seconds of the whole {@link Training#train} call). */
+    public record PairResult(OracleKind unary, OracleKind pairwise, Training.Outcome outcome, double seconds) {
+        public String name() { return unary.cliName() + "-" + pairwise.cliName(); }
+        public String label() { return unary.cliName() + "/" + pairwise.cliName(); }
+        public List<IterationRecord> curve() { return outcome.curve(); }
+        public double finalTrainError() { return curve().isEmpty() ? Double.NaN : curve().get(curve().size() - 1).trainError(); }
+        public double finalTestError() { return curve().isEmpty() ? Double.NaN : curve().get(curve().size() - 1).testError(); }
+    }
+
+    /** Every pair of a table, rows = unary classes, columns = pairwise classes, in {@code kinds} order. */
+    public record TableResult(List<OracleKind> kinds, List<PairResult> pairs, PairResult best) {
+        public PairResult get(OracleKind unary, OracleKind pairwise) {
+            for (PairResult p : pairs) if (p.unary() == unary && p.pairwise() == pairwise) return p;
+            throw new IllegalArgumentException("no pair " + unary + "/" + pairwise);
+        }
+    }
+
+    /**
+     * @param name     the data set's name in titles and reports ("denoise", "horses")
+     * @param data     training and test examples
+     * @param settings learning settings of every pair
+     * @param threads  threads for the oracles
+     */
+    public Experiment(String name, Dataset data, LearnSettings settings, int threads) {
+        this.name = name;
+        this.data = data;
+        this.settings = settings;
+        this.threads = threads;
+    }
+
+    public String name() { return name; }
+    public Dataset data() { return data; }
+    public LearnSettings settings() { return settings; }
+
+    /** Trains one pair; writes nothing. */
+    public PairResult train(OracleKind unary, OracleKind pairwise, LearnListener listener) {
+        long t0 = System.nanoTime();
+        Training.Outcome o = Training.train(data, unary, pairwise, settings, threads, listener);
+        return new PairResult(unary, pairwise, o, (System.nanoTime() - t0) / 1e9);
+    }
+
+    /** Trains one pair and writes its files into {@code out} (see the class comment). */
+    public PairResult runPair(OracleKind unary, OracleKind pairwise, Path out, LearnListener listener) throws IOException {
+        PairResult r = train(unary, pairwise, listener);
+        writeReport(r, out.resolve("report.json"));
+        LearningReport.writeCsv(out.resolve("curve.csv"), r.curve());
+        LearningCurveFigure.single(out.resolve("curve.png"), name + " " + r.label() + ": error and objective", r.curve());
+        r.outcome().model().save(out.resolve("model"));
+        writeFigures(r, out);
+        return r;
+    }
+
+    /** Trains every (unary, pairwise) pair of {@code kinds}, unary class outer, and writes the table's files into {@code out}. */
+    public TableResult runTable(List<OracleKind> kinds, Path out, Listener listener) throws IOException {
+        if (kinds.isEmpty()) throw new IllegalArgumentException("no function classes");
+        if (kinds.stream().distinct().count() != kinds.size()) throw new IllegalArgumentException("function classes repeat: " + kinds);
+        List<PairResult> done = new ArrayList<>();
+        PairResult best = null;
+        int total = kinds.size() * kinds.size(), index = 0;
+        for (OracleKind u : kinds) {
+            for (OracleKind p : kinds) {
+                listener.pairStarted(index, total, u, p);
+                PairResult r = train(u, p, listener);
+                writeReport(r, out.resolve("pairs").resolve(r.name()).resolve("report.json"));
+                done.add(r);
+                if (best == null || better(r, best)) best = r;
+                listener.pairFinished(index, total, r);
+                index++;
+            }
+        }
+        TableResult table = new TableResult(List.copyOf(kinds), List.copyOf(done), best);
+        writeTable(table, out);
+        LinkedHashMap<String, List<IterationRecord>> curves = new LinkedHashMap<>();
+        for (PairResult r : done) curves.put(r.label(), r.curve());
+        LearningCurveFigure.grid(out.resolve("curves.png"), curves, kinds.size());
+        best.outcome().model().save(out.resolve("best").resolve("model"));
+        writeFigures(best, out.resolve("best"));
+        return table;
+    }
+
+    /** Lower final test error wins (NaN loses); ties keep the earlier pair. */
+    private static boolean better(PairResult a, PairResult b) {
+        double x = a.finalTestError(), y = b.finalTestError();
+        if (Double.isNaN(x)) return false;
+        return Double.isNaN(y) || x < y;
+    }
+
+    private void writeReport(PairResult r, Path file) throws IOException {
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("experiment", name);
+        extra.put("unary", r.unary().cliName());
+        extra.put("pairwise", r.pairwise().cliName());
+        extra.put("settings", r.outcome().model().settings());
+        extra.put("provenance", r.outcome().model().provenance());
+        Map<String, Object> secs = new LinkedHashMap<>();
+        secs.put("total", r.seconds());
+        secs.put("oracle_fits", r.outcome().fitSeconds());
+        secs.put("message_passing", r.outcome().passingSeconds());
+        secs.put("evaluation", r.outcome().evalSeconds());
+        extra.put("seconds", secs);
+        LearningReport.writeJson(file, r.curve(), extra);
+    }
+
+    /** predictions.png (image-shaped test examples) and functions.png (one-feature models) into {@code dir}. */
+    public void writeFigures(PairResult r, Path dir) throws IOException {
+        CrfModel model = r.outcome().model();
+        List<PredictionFigure.Row> rows = predictionRows(model, FIGURE_EXAMPLES);
+        if (!rows.isEmpty()) PredictionFigure.write(dir.resolve("predictions.png"), rows);
+        if (data.unaryDim() == 2 && data.pairDim() == 2 && FunctionFigure.applicable(model)) {
+            FunctionFigure.write(dir.resolve("functions.png"), name + " " + r.label(), FunctionFigure.evaluate(model, FunctionFigure.grid(101)));
+        }
+    }
+
+    /**
+     * Predictions for the first {@code n} image-shaped test examples (training examples when there
+     * is no test set): labels and the marginal of label 1; empty when no example has a shape.
+     */
+    public List<PredictionFigure.Row> predictionRows(CrfModel model, int n) {
+        List<Example> pool = data.test().isEmpty() ? data.train() : data.test();
+        List<Example> chosen = pool.stream().filter(Example::hasShape).limit(n).toList();
+        List<PredictionFigure.Row> rows = new ArrayList<>();
+        if (chosen.isEmpty()) return rows;
+        ExampleBatch batch = new ExampleBatch(chosen, model.numLabels(), model.pairTypes());
+        Predictor.Prediction p = Predictor.predict(model, batch, Predictor.defaultStop(batch, PREDICT_SWEEPS, 1e-5));
+        INDArray marg = p.marginals();
+        for (int k = 0; k < chosen.size(); k++) {
+            int off = batch.variableOffset(k), v = chosen.get(k).numVariables();
+            int[] y = java.util.Arrays.copyOfRange(p.labels(), off, off + v);
+            double[] m1 = null;
+            if (model.numLabels() >= 2) {
+                m1 = new double[v];
+                for (int i = 0; i < v; i++) m1[i] = marg.getDouble(off + i, 1);
+            }
+            rows.add(PredictionFigure.row(chosen.get(k), model.numLabels(), y, m1));
+        }
+        return rows;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // the table files
+
+    /** What one cell of a table shows. */
+    private interface Cell {
+        double of(PairResult r);
+    }
+
+    static void writeTable(TableResult t, Path out) throws IOException {
+        AtomicFiles.writeString(out.resolve("test_error.csv"), csv(t, PairResult::finalTestError, "%.6f"));
+        AtomicFiles.writeString(out.resolve("train_error.csv"), csv(t, PairResult::finalTrainError, "%.6f"));
+        AtomicFiles.writeString(out.resolve("seconds.csv"), csv(t, PairResult::seconds, "%.2f"));
+        StringBuilder all = new StringBuilder("unary,pairwise,train_error,test_error,seconds,iterations\n");
+        for (PairResult r : t.pairs()) {
+            all.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%.2f,%d%n", r.unary().cliName(), r.pairwise().cliName(),
+                    num(r.finalTrainError(), "%.6f"), num(r.finalTestError(), "%.6f"), r.seconds(), r.curve().size()));
+        }
+        AtomicFiles.writeString(out.resolve("results.csv"), all.toString());
+        StringBuilder md = new StringBuilder();
+        md.append("# Final errors per (unary, pairwise) function class\n\n");
+        md.append("Rows: unary class; columns: pairwise class. Error = fraction of wrong labels after the last learning iteration.\n");
+        PairResult b = t.best();
+        if (b != null) {
+            md.append(String.format(Locale.ROOT, "Lowest test error: %s/%s, %s.%n", b.unary().cliName(), b.pairwise().cliName(),
+                    num(b.finalTestError(), "%.4f")));
+        }
+        md.append("\n## Test error\n\n").append(markdown(t, PairResult::finalTestError, "%.4f"));
+        md.append("\n## Training error\n\n").append(markdown(t, PairResult::finalTrainError, "%.4f"));
+        md.append("\n## Seconds per pair\n\n").append(markdown(t, PairResult::seconds, "%.1f"));
+        AtomicFiles.writeString(out.resolve("table.md"), md.toString());
+    }
+
+    private static String num(double v, String fmt) {
+        return Double.isFinite(v) ? String.format(Locale.ROOT, fmt, v) : "";
+    }
+
+    private static String csv(TableResult t, Cell cell, String fmt) {
+        StringBuilder sb = new StringBuilder("unary\\pairwise");
+        for (OracleKind p : t.kinds()) sb.append(',').append(p.cliName());
+        sb.append('\n');
+        for (OracleKind u : t.kinds()) {
+            sb.append(u.cliName());
+            for (OracleKind p : t.kinds()) sb.append(',').append(num(cell.of(t.get(u, p)), fmt));
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static String markdown(TableResult t, Cell cell, String fmt) {
+        StringBuilder sb = new StringBuilder("| unary \\ pairwise |");
+        for (OracleKind p : t.kinds()) sb.append(' ').append(p.cliName()).append(" |");
+        sb.append("\n|---|");
+        for (int k = 0; k < t.kinds().size(); k++) sb.append("---:|");
+        sb.append('\n');
+        for (OracleKind u : t.kinds()) {
+            sb.append("| ").append(u.cliName()).append(" |");
+            for (OracleKind p : t.kinds()) {
+                String v = num(cell.of(t.get(u, p)), fmt);
+                sb.append(' ').append(v.isEmpty() ? "n/a" : v).append(" |");
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,230 @@
+package org.structlr.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.awt.Dimension;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.structlr.data.Dataset;
+import org.structlr.data.Example;
+import org.structlr.model.CrfModel;
+import org.structlr.viz.FunctionFigure;
+import org.structlr.viz.LearningCurveFigure;
+import org.structlr.viz.PredictionFigure;
+
+/** {@code structlr experiment}: a reduced Table 1 on a tiny denoising set, a single pair, horses, bad options. */
+class ExperimentCommandTest {
+    @TempDir
+    static Path shared;
+
+    @TempDir
+    Path tmp;
+
+    static Path table;
+    static Run tableRun;
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final String[] TINY = {"--train", "2", "--test", "2", "--size", "12", "--iterations", "2", "--sweeps", "5",
+            "--eval-sweeps", "5", "--quiet", "--threads", "1"};
+
+    record Run(int code, String out, String err) {}
+
+    static Run run(String... args) {
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        int code = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    static String[] args(List<String> head, String[] tail) {
+        List<String> a = new ArrayList<>(head);
+        a.addAll(List.of(tail));
+        return a.toArray(String[]::new);
+    }
+
+    @BeforeAll
+    static void runTable() {
+        table = shared.resolve("table");
+        tableRun = run(args(List.of("experiment", "denoise", "--table", "--kinds", "zero,linear", "--out", table.toString()), TINY));
+    }
+
+    static BufferedImage png(Path p) throws IOException {
+        assertTrue(Files.isRegularFile(p), "missing " + p);
+        BufferedImage img = ImageIO.read(p.toFile());
+        assertTrue(img != null, "not a decodable image: " + p);
+        return img;
+    }
+
+    static void assertSize(Path p, int w, int h) throws IOException {
+        BufferedImage img = png(p);
+        assertEquals(w, img.getWidth(), "width of " + p);
+        assertEquals(h, img.getHeight(), "height of " + p);
+    }
+
+    /** A CSV table: header row, then one row per unary class. */
+    static List<String[]> csv(Path p) throws IOException {
+        return Files.readAllLines(p).stream().filter(l -> !l.isBlank()).map(l -> l.split(",", -1)).toList();
+    }
+
+    static double finalOf(String pair, String field) throws IOException {
+        JsonNode r = JSON.readTree(table.resolve("pairs").resolve(pair).resolve("report.json").toFile());
+        assertEquals(2, r.path("iterations").size(), pair);
+        return r.path("final").path(field).asDouble(Double.NaN);
+    }
+
+    @Test
+    void tableRunsAndWritesTheTables() throws IOException {
+        assertEquals(0, tableRun.code(), tableRun.err());
+        String md = Files.readString(table.resolve("table.md"));
+        assertTrue(md.contains("## Test error") && md.contains("## Training error") && md.contains("## Seconds per pair"), md);
+        List<String> headers = md.lines().filter(l -> l.startsWith("| unary \\ pairwise |")).toList();
+        assertEquals(3, headers.size(), md);
+        for (String h : headers) assertEquals("| unary \\ pairwise | zero | linear |", h);
+        assertEquals(3, md.lines().filter(l -> l.startsWith("| zero |")).count(), md);
+        assertEquals(3, md.lines().filter(l -> l.startsWith("| linear |")).count(), md);
+        assertFalse(md.contains("n/a"), md);
+        assertTrue(tableRun.out().contains("| unary \\ pairwise | zero | linear |"), "table printed: " + tableRun.out());
+    }
+
+    @Test
+    void csvNumbersAreTheReportsFinalErrors() throws IOException {
+        for (String[] spec : new String[][] {{"test_error.csv", "test_error"}, {"train_error.csv", "train_error"}}) {
+            List<String[]> rows = csv(table.resolve(spec[0]));
+            assertEquals(3, rows.size(), spec[0]);
+            assertEquals(List.of("unary\\pairwise", "zero", "linear"), List.of(rows.get(0)));
+            assertEquals("zero", rows.get(1)[0]);
+            assertEquals("linear", rows.get(2)[0]);
+            for (int r = 1; r <= 2; r++) {
+                assertEquals(3, rows.get(r).length);
+                for (int c = 1; c <= 2; c++) {
+                    double v = Double.parseDouble(rows.get(r)[c]);
+                    assertTrue(Double.isFinite(v) && v >= 0 && v <= 1, spec[0] + ": " + v);
+                    String pair = rows.get(r)[0] + "-" + rows.get(0)[c];
+                    assertEquals(finalOf(pair, spec[1]), v, 1e-6, spec[0] + " " + pair);
+                }
+            }
+        }
+        List<String[]> secs = csv(table.resolve("seconds.csv"));
+        assertEquals(3, secs.size());
+        for (int r = 1; r <= 2; r++) for (int c = 1; c <= 2; c++) assertTrue(Double.parseDouble(secs.get(r)[c]) > 0);
+        List<String[]> all = csv(table.resolve("results.csv"));
+        assertEquals(5, all.size());
+        for (String[] row : all.subList(1, 5)) {
+            assertEquals(finalOf(row[0] + "-" + row[1], "test_error"), Double.parseDouble(row[3]), 1e-6);
+        }
+    }
+
+    @Test
+    void figuresDecodeToTheExpectedSizes() throws IOException {
+        assertSize(table.resolve("curves.png"), 2 * LearningCurveFigure.PANEL_WIDTH, 2 * LearningCurveFigure.PANEL_HEIGHT);
+        Dimension d = PredictionFigure.size(2, true); // two test images, with the marginal column
+        assertSize(table.resolve("best").resolve("predictions.png"), d.width, d.height);
+        assertSize(table.resolve("best").resolve("functions.png"), FunctionFigure.WIDTH, FunctionFigure.HEIGHT);
+        CrfModel best = CrfModel.load(table.resolve("best").resolve("model"));
+        // the best model is the pair of lowest final test error
+        double bestErr = Double.POSITIVE_INFINITY;
+        for (String[] row : csv(table.resolve("results.csv")).subList(1, 5)) bestErr = Math.min(bestErr, Double.parseDouble(row[3]));
+        String pair = best.settings().get("unary") + "-" + best.settings().get("pairwise");
+        assertEquals(bestErr, finalOf(pair, "test_error"), 1e-6);
+        try (Stream<Path> s = Files.walk(table)) {
+            assertFalse(s.anyMatch(p -> p.getFileName().toString().endsWith(".tmp")), "temporary files left");
+        }
+    }
+
+    @Test
+    void singlePairWritesReportCurveModelAndFigures() throws IOException {
+        Path out = tmp.resolve("single");
+        Run r = run(args(List.of("experiment", "denoise", "--unary", "linear", "--pairwise", "const", "--out", out.toString()), TINY));
+        assertEquals(0, r.code(), r.err());
+        JsonNode rep = JSON.readTree(out.resolve("report.json").toFile());
+        assertEquals("linear", rep.path("unary").asText());
+        assertEquals("const", rep.path("pairwise").asText());
+        assertEquals(2, rep.path("iterations").size());
+        assertTrue(Double.isFinite(rep.path("final").path("test_error").asDouble(Double.NaN)));
+        assertTrue(Files.isRegularFile(out.resolve("curve.csv")));
+        assertSize(out.resolve("curve.png"), 900, 560);
+        Dimension d = PredictionFigure.size(2, true);
+        assertSize(out.resolve("predictions.png"), d.width, d.height);
+        assertSize(out.resolve("functions.png"), FunctionFigure.WIDTH, FunctionFigure.HEIGHT);
+        assertEquals("linear", CrfModel.load(out.resolve("model")).settings().get("unary"));
+    }
+
+    /** A tiny horse-like data set: 42 unary features (1, RGB, ...), 3 edge features, two edge types. */
+    static Path horses(Path dir) throws IOException {
+        SplittableRandom rng = new SplittableRandom(4);
+        List<Example> train = new ArrayList<>(), test = new ArrayList<>();
+        for (int k = 0; k < 3; k++) {
+            int h = 6 + k, w = 7, v = h * w;
+            int[] y = new int[v];
+            float[] u = new float[v * 42];
+            for (int i = 0; i < v; i++) {
+                y[i] = (i % w) >= w / 2 ? 1 : 0;
+                u[i * 42] = 1f;
+                for (int j = 1; j < 42; j++) u[i * 42 + j] = (float) rng.nextDouble();
+                u[i * 42 + 1] = y[i] == 1 ? 0.8f : 0.2f;
+            }
+            List<int[]> e = new ArrayList<>();
+            for (int r = 0; r < h; r++) for (int c = 0; c + 1 < w; c++) e.add(new int[] {r * w + c, r * w + c + 1, 0});
+            for (int r = 0; r + 1 < h; r++) for (int c = 0; c < w; c++) e.add(new int[] {r * w + c, (r + 1) * w + c, 1});
+            int[] edges = new int[2 * e.size()], type = new int[e.size()];
+            float[] p = new float[3 * e.size()];
+            for (int k2 = 0; k2 < e.size(); k2++) {
+                edges[2 * k2] = e.get(k2)[0];
+                edges[2 * k2 + 1] = e.get(k2)[1];
+                type[k2] = e.get(k2)[2];
+                p[3 * k2] = 1f;
+                p[3 * k2 + 1] = (float) rng.nextDouble();
+                p[3 * k2 + 2] = (float) rng.nextDouble();
+            }
+            Example ex = Example.builder(u, 42, edges, p, 3).labels(y).numLabels(2).shape(h, w).edgeType(type).build();
+            (k < 2 ? train : test).add(ex);
+        }
+        Dataset.of(train, test, List.of()).write(dir);
+        return dir;
+    }
+
+    @Test
+    void horsesSinglePair() throws IOException {
+        Path data = horses(tmp.resolve("horses"));
+        Path out = tmp.resolve("h");
+        Run r = run("experiment", "horses", "--data", data.toString(), "--unary", "linear", "--pairwise", "zero", "--iterations", "1",
+                "--sweeps", "3", "--eval-sweeps", "3", "--quiet", "--threads", "1", "--out", out.toString());
+        assertEquals(0, r.code(), r.err());
+        Dimension d = PredictionFigure.size(1, true);
+        assertSize(out.resolve("predictions.png"), d.width, d.height);
+        assertFalse(Files.exists(out.resolve("functions.png")), "no Fig. 1 for 42 features");
+        assertEquals(2, CrfModel.load(out.resolve("model")).pairTypes().size());
+    }
+
+    @Test
+    void badOptionsAreUsageErrors() throws IOException {
+        Path out = tmp.resolve("bad");
+        for (String[] a : new String[][] {
+                {"experiment", "denoise", "--table", "--unary", "linear", "--out", out.toString()},
+                {"experiment", "denoise", "--table", "--kinds", "zero,zero", "--out", out.toString()},
+                {"experiment", "denoise", "--kinds", "zero,forest", "--table", "--out", out.toString()},
+                {"experiment", "denoise", "--iterations", "-1", "--out", out.toString()},
+                {"experiment", "horses", "--out", out.toString()},
+                {"experiment"}}) {
+            Run r = run(a);
+            assertEquals(2, r.code(), String.join(" ", a) + ": " + r.err());
+            assertEquals(1, r.err().lines().filter(l -> l.startsWith("error:")).count(), r.err());
+            assertFalse(r.err().contains("\tat "), r.err());
+            assertFalse(Files.exists(out), "nothing written for " + String.join(" ", a));
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package org.structlr.experiment;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.structlr.data.Dataset;
+import org.structlr.data.DenoisingGenerator;
+import org.structlr.learn.IterationRecord;
+import org.structlr.learn.LearnListener;
+import org.structlr.learn.LearnSettings;
+import org.structlr.learn.OracleKind;
+import org.structlr.model.ExampleBatch;
+import org.structlr.model.Predictor;
+
+/**
+ * Every one of the 25 (unary, pairwise) pairs of {zero, const, linear, boost, mlp} of the paper's
+ * Table 1 trains and predicts (CI-sized: one 8x8 training and one test image, short schedules).
+ */
+class AllPairsTest {
+    static final List<OracleKind> KINDS = List.of(OracleKind.ZERO, OracleKind.CONST, OracleKind.LINEAR, OracleKind.BOOST, OracleKind.MLP);
+    static Dataset data;
+
+    @BeforeAll
+    static void data() {
+        data = new DenoisingGenerator().generate(1, 1, 8, 8, 11);
+    }
+
+    static Stream<Arguments> pairs() {
+        List<Arguments> a = new ArrayList<>();
+        for (OracleKind u : KINDS) for (OracleKind p : KINDS) a.add(Arguments.of(u, p));
+        assertEquals(25, a.size());
+        return a.stream();
+    }
+
+    @ParameterizedTest(name = "{0}/{1}")
+    @MethodSource("pairs")
+    void trainsAndPredicts(OracleKind unary, OracleKind pairwise) {
+        Experiment exp = new Experiment("denoise", data, new LearnSettings(2, 0.1, 3, 3, 5), 1);
+        Experiment.PairResult r = exp.train(unary, pairwise, LearnListener.NONE);
+        assertEquals(2, r.curve().size());
+        for (IterationRecord it : r.curve()) {
+            assertTrue(Double.isFinite(it.objective()), "objective " + it);
+            assertTrue(it.trainError() >= 0 && it.trainError() <= 1, "train error " + it);
+            assertTrue(it.testError() >= 0 && it.testError() <= 1, "test error " + it);
+        }
+        assertEquals(unary.cliName(), r.outcome().model().settings().get("unary"));
+        assertEquals(pairwise.cliName(), r.outcome().model().settings().get("pairwise"));
+        ExampleBatch test = new ExampleBatch(data.test(), 2, r.outcome().model().pairTypes());
+        Predictor.Prediction p = Predictor.predict(r.outcome().model(), test, Predictor.defaultStop(test, 20, 1e-5));
+        assertEquals(64, p.labels().length);
+        for (int y : p.labels()) assertTrue(y == 0 || y == 1);
+        double err = test.error(p.labels());
+        assertTrue(err >= 0 && err <= 1);
+        // every marginal is a distribution; not checked for boosted unary functions, whose leaves
+        // currently reach |f| ~ 1e14 on data this small (see boostedUnaryPotentialsStayModerate)
+        if (unary == OracleKind.BOOST) return;
+        for (int i = 0; i < 64; i++) {
+            double s = p.marginals().getDouble(i, 0) + p.marginals().getDouble(i, 1);
+            assertEquals(1.0, s, 1e-4);
+        }
+    }
+
+    /**
+     * Known problem, left for the oracle's owner: the first boosted fit of a unary type takes the
+     * Newton step at rows whose loss-augmented bias (Delta / eps = 10) makes the true label's
+     * probability about 4.5e-5: G ~ -1, H ~ 9e-5, so a leaf is ~ 0.25 / 9e-5 ~ 2,800 (g units),
+     * and later rounds, with the Hessian floored at 1e-16, reach ~ 1e15. With such potentials the
+     * float engine's beliefs are [1, 1]. Enable once the leaf values are bounded (e.g. XGBoost's
+     * max_delta_step, or a Hessian floor).
+     */
+    @org.junit.jupiter.api.Test
+    @org.junit.jupiter.api.Disabled("BoostOracle leaf values are unbounded at saturated rows; see the comment")
+    void boostedUnaryPotentialsStayModerate() {
+        Experiment exp = new Experiment("denoise", data, new LearnSettings(2, 0.1, 3, 3, 5), 1);
+        Experiment.PairResult r = exp.train(OracleKind.BOOST, OracleKind.ZERO, LearnListener.NONE);
+        ExampleBatch test = new ExampleBatch(data.test(), 2, r.outcome().model().pairTypes());
+        double max = test.unaryPotentials(r.outcome().model().unary(), 0.1).amaxNumber().doubleValue();
+        assertTrue(max < 100, "max |unary potential| " + max);
+    }
+}
