@@ -19,7 +19,12 @@ public final class ConstantOracle implements Oracle {
     private final double gradTolerance;
     private final int maxIterations;
 
-    /** Gradient tolerance 1e-10 (per row), at most 100 Newton steps. */
+    /**
+     * Gradient tolerance 1e-10 (per row), at most 100 Newton steps. The loop also ends when the line
+     * search only accepts a step below 1e-6: measured on 158k pairwise rows, the loss stops changing
+     * representably near a per-row gradient of 2e-9, and without that exit the whole step budget went
+     * to line searches (17 s per fit instead of 0.15 s).
+     */
     public ConstantOracle() {
         this(1e-10, 100);
     }
@@ -87,7 +92,7 @@ public final class ConstantOracle implements Oracle {
                 }
                 t *= 0.5;
             }
-            if (!accepted) break;                           // no further decrease representable
+            if (!accepted || t < 1e-6) break;               // no further decrease representable
             System.arraycopy(trial, 0, w, 0, c);
             loss = evaluate(w, b, y, counts, grad, hess);
         }
