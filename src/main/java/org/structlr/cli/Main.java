@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
 @Command(name = "structlr", mixinStandardHelpOptions = true, version = "structlr 0.1.0",
         description = "Structured learning via logistic regression: CRFs with any logistic-loss function class.",
         subcommands = {TrainCommand.class, EvaluateCommand.class, PredictCommand.class, DemoCommand.class, ExperimentCommand.class,
-                HorsesDataCommand.class, InferCommand.class, BenchCommand.class})
+                ExportCommand.class, HorsesDataCommand.class, InferCommand.class, BenchCommand.class})
 public final class Main implements Runnable {
     public static final int EXIT_OK = 0;
     public static final int EXIT_FAILURE = 1;
