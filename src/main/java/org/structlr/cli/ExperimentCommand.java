@@ -187,7 +187,7 @@ final class ExperimentCommand implements Runnable {
             this.quiet = quiet;
             bar = quiet ? null : new ProgressBarBuilder().setTaskName(task).setInitialMax((long) pairs * Math.max(1, iterations))
                     .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(1000)
-                    .setConsumer(new ConsoleProgressBarConsumer(System.err)).build();
+                    .setConsumer(new ConsoleProgressBarConsumer(System.err, 160)).build();
         }
 
         @Override

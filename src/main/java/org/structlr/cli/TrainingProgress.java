@@ -14,8 +14,8 @@ final class TrainingProgress implements LearnListener, AutoCloseable {
 
     TrainingProgress(String task, int total, boolean quiet) {
         bar = quiet ? null : new ProgressBarBuilder().setTaskName(task).setInitialMax(total)
-                .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(500).setMaxRenderedLength(160)
-                .setConsumer(new ConsoleProgressBarConsumer(System.err)).showSpeed().build();
+                .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(500)
+                .setConsumer(new ConsoleProgressBarConsumer(System.err, 160)).showSpeed().build();
     }
 
     @Override
