@@ -48,6 +48,8 @@ final class ExportCommand implements Callable<Integer> {
             ModelExport.export(m, output, g);
         } catch (IllegalArgumentException e) {
             throw new org.structlr.data.BadInputException(e.getMessage());
+        } catch (java.nio.file.FileSystemException e) {
+            throw new org.structlr.data.BadInputException(output, "cannot write --output: " + e.getMessage(), e);
         }
         if (!common.quiet) spec.commandLine().getErr().printf("%s -> %s (%d factor types)%n", model, output, 1 + m.pairTypes().size());
         return Main.EXIT_OK;
