@@ -67,6 +67,27 @@ public final class BoostScore implements ScoreFunction {
         return ensemble.booster;
     }
 
+    /** How many rounds the shared booster holds now (at least {@link #rounds()}; more when the run went on). */
+    public int boosterRounds() {
+        synchronized (ensemble) {
+            return ensemble.rounds;
+        }
+    }
+
+    /**
+     * The whole shared booster serialised by XGBoost ({@code format} "json" or "ubj"); it may hold
+     * more rounds than this function ({@link #boosterRounds()}). Used by export.
+     */
+    public byte[] boosterBytes(String format) throws IOException {
+        synchronized (ensemble) {
+            try {
+                return ensemble.booster.toByteArray(format);
+            } catch (XGBoostError e) {
+                throw new IOException("XGBoost could not serialise the model: " + e.getMessage(), e);
+            }
+        }
+    }
+
     @Override
     public INDArray scores(INDArray features) {
         ScoreFunctions.checkFeatures(features, ensemble.numFeatures, "boost score");

@@ -34,7 +34,8 @@ public final class LinearScore implements ScoreFunction {
         }
     }
 
-    MultiLayerNetwork networkCopy() {
+    /** A private copy of the network (with structlr's loss on its output layer); used by the oracle and by export. */
+    public MultiLayerNetwork networkCopy() {
         return Nets.copy(net);
     }
 
