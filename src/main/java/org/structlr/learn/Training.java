@@ -73,6 +73,7 @@ public final class Training {
         p.put("dataHash", dataHash(data));
         data.root().ifPresent(root -> p.put("data", root.toString()));
         p.put("trainExamples", data.train().size());
+        p.put("grid", data.all().stream().allMatch(e -> e.shape().isPresent()));
         p.put("testExamples", data.test().size());
         p.put("structlr", Training.class.getPackage().getImplementationVersion() == null ? "dev" : Training.class.getPackage().getImplementationVersion());
         p.put("java", System.getProperty("java.version"));
