@@ -66,6 +66,23 @@ class CheckpointResumeTest {
         assertSame(plain, resumed, "resumed after iteration 2");
     }
 
+    /** XGBoost with two threads is as deterministic as with one. */
+    @org.junit.jupiter.api.Test
+    void boostWithTwoThreadsIsDeterministic() {
+        Training.Outcome a = Training.train(data, OracleKind.BOOST, OracleKind.BOOST, SETTINGS, 2, LearnListener.NONE);
+        Training.Outcome b = Training.train(data, OracleKind.BOOST, OracleKind.BOOST, SETTINGS, 2, LearnListener.NONE);
+        assertSame(a, b, "two threads");
+    }
+
+    /** The seed reaches the MLP (initial weights, shuffling): another seed, another curve. */
+    @org.junit.jupiter.api.Test
+    void seedReachesTheMlp() {
+        LearnSettings other = new LearnSettings(SETTINGS.iterations(), SETTINGS.eps(), SETTINGS.sweepsPerFit(), SETTINGS.evalSweeps(), 8);
+        double a = Training.train(data, OracleKind.MLP, OracleKind.ZERO, SETTINGS, 1, LearnListener.NONE).curve().get(0).objective();
+        double b = Training.train(data, OracleKind.MLP, OracleKind.ZERO, other, 1, LearnListener.NONE).curve().get(0).objective();
+        org.junit.jupiter.api.Assertions.assertNotEquals(a, b);
+    }
+
     static void assertSame(Training.Outcome a, Training.Outcome b, String what) {
         List<IterationRecord> ca = a.curve(), cb = b.curve();
         assertEquals(ca.size(), cb.size(), what);
