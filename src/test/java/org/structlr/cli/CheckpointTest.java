@@ -80,6 +80,7 @@ class CheckpointTest {
         int at = Checkpoint.load(ck).state().iteration();
         assertTrue(at >= 2, "checkpoint iteration " + at);
         String total = Integer.toString(at + 2);
+        System.out.println(unary + "/" + pair + ": child killed with checkpoint " + at + " on disk; resuming to " + total);
 
         Path resumed = tmp.resolve("resumed"), plain = tmp.resolve("plain");
         TrainPredictCommandTest.Run r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(),
@@ -161,10 +162,13 @@ class CheckpointTest {
             assertFalse(Files.exists(out), "no model written");
             Files.write(f, orig);
         }
-        // intact again: resumes
+        // intact again: resumes, and goes on checkpointing into the same folder
         TrainPredictCommandTest.Run r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(),
-                "--iterations", "3", "--quiet");
+                "--iterations", "3", "--quiet", "--checkpoint", ck.toString());
         assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("iteration-000003"), TrainPredictCommandTest.list(ck));
+        assertEquals(3, Checkpoint.load(ck).state().iteration());
+        assertEquals(3, Checkpoint.load(ck).settings().iterations());
     }
 
     @Test
