@@ -72,8 +72,9 @@ final class TrainCommand implements Callable<Integer> {
 
     @Option(names = "--resume", paramLabel = "DIR",
             description = "Continue the run saved in this checkpoint folder (its latest checkpoint) on the same --data: the kinds,"
-                    + " eps, sweeps, evaluation sweeps, seed and threads are the checkpoint's (giving a different one is an error);"
-                    + " --iterations sets the new total (default: the checkpoint's). The result equals an uninterrupted run's.")
+                    + " eps, sweeps, evaluation sweeps and seed are the checkpoint's (giving a different one is an error), and so are"
+                    + " the threads unless --threads is given; --iterations sets the new total (default: the checkpoint's)."
+                    + " The result equals an uninterrupted run's with the same options.")
     Path resume;
 
     @Mixin
