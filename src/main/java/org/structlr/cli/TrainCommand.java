@@ -1,15 +1,21 @@
 package org.structlr.cli;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
+import org.structlr.learn.Checkpoint;
+import org.structlr.learn.Checkpointer;
 import org.structlr.learn.IterationRecord;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.LearningReport;
 import org.structlr.learn.OracleKind;
+import org.structlr.learn.StateSink;
 import org.structlr.learn.Training;
+import org.structlr.model.CrfModel;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -55,6 +61,22 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--csv", paramLabel = "FILE.csv", description = "Learning curve as CSV.")
     Path csv;
 
+    @Option(names = "--checkpoint", paramLabel = "DIR",
+            description = "Save the learner's whole state into this folder after every --checkpoint-every iterations and after the last"
+                    + " (one complete iteration-NNNNNN folder at a time), for --resume.")
+    Path checkpoint;
+
+    @Option(names = "--checkpoint-every", paramLabel = "N", defaultValue = "5",
+            description = "Iterations between checkpoints (default: ${DEFAULT-VALUE}).")
+    int checkpointEvery;
+
+    @Option(names = "--resume", paramLabel = "DIR",
+            description = "Continue the run saved in this checkpoint folder (its latest checkpoint) on the same --data: the kinds,"
+                    + " eps, sweeps, evaluation sweeps and seed are the checkpoint's (giving a different one is an error), and so are"
+                    + " the threads unless --threads is given; --iterations sets the new total (default: the checkpoint's)."
+                    + " The result equals an uninterrupted run's with the same options.")
+    Path resume;
+
     @Mixin
     CommonOptions common;
 
@@ -63,23 +85,70 @@ final class TrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Checkpoint from = resume == null ? null : Checkpoint.load(resume);
+        if (from != null) adoptCheckpoint(from);
         LearnSettings settings = CliChecks.settings(iterations, eps, sweeps, evalSweeps, seed);
+        if (from != null && iterations < from.state().iteration()) {
+            throw new BadInputException("option '--iterations' is " + iterations + " but the checkpoint is already at iteration " + from.state().iteration());
+        }
+        if (checkpointEvery < 1) throw new BadInputException("option '--checkpoint-every' must be at least 1, got " + checkpointEvery);
+        if (checkpoint == null && isGiven("--checkpoint-every")) throw new BadInputException("option '--checkpoint-every' needs --checkpoint");
         // Refuse unwritable outputs before training, so a failure never leaves some outputs behind.
         CliChecks.output("--output", output, true);
         CliChecks.output("--report", report, false);
         CliChecks.output("--csv", csv, false);
-        if (output != null && java.nio.file.Files.isDirectory(output)
-                && !java.nio.file.Files.isRegularFile(output.resolve(org.structlr.model.CrfModel.MANIFEST))) {
-            throw new org.structlr.data.BadInputException(output, "cannot write --output: exists and is not a structlr model folder; not overwriting it");
+        CliChecks.output("--checkpoint", checkpoint, true);
+        if (checkpoint != null) Checkpointer.checkWritable(checkpoint);
+        if (output != null && Files.isDirectory(output) && !Files.isRegularFile(output.resolve(CrfModel.MANIFEST))) {
+            throw new BadInputException(output, "cannot write --output: exists and is not a structlr model folder; not overwriting it");
         }
         int threads = common.apply();
         Dataset ds = Dataset.load(data);
+        String hash = Training.dataHash(ds);
+        if (from != null && !hash.equals(from.dataHash())) {
+            throw new BadInputException(data, "is not the data set the checkpoint " + resume + " was trained on (data hash "
+                    + hash.substring(0, 12) + "..., the checkpoint's " + from.dataHash().substring(0, Math.min(12, from.dataHash().length())) + "...)");
+        }
+        StateSink sink = checkpoint == null ? StateSink.NONE : new Checkpointer(checkpoint, checkpointEvery, unary, pairwise, settings, threads, hash);
         Training.Outcome out;
         try (TrainingProgress progress = new TrainingProgress("train " + unary.cliName() + "/" + pairwise.cliName(), iterations, common.quiet)) {
-            out = Training.train(ds, unary, pairwise, settings, threads, progress);
+            if (from != null) progress.skip(from.state().iteration());
+            out = Training.train(ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink);
         }
         write(out, output, report, csv, spec.commandLine().getOut());
         return Main.EXIT_OK;
+    }
+
+    private boolean isGiven(String option) {
+        return spec.commandLine().getParseResult().hasMatchedOption(option);
+    }
+
+    /**
+     * Takes the kinds, settings and threads of the checkpoint; an option given on the command line
+     * must agree with it (a different one would silently change the run), except --iterations.
+     */
+    private void adoptCheckpoint(Checkpoint cp) {
+        LearnSettings s = cp.settings();
+        unary = agree("--unary", unary, cp.unaryKind());
+        pairwise = agree("--pairwise", pairwise, cp.pairKind());
+        eps = agree("--eps", eps, s.eps());
+        sweeps = agree("--sweeps", sweeps, s.sweepsPerFit());
+        evalSweeps = agree("--eval-sweeps", evalSweeps, s.evalSweeps());
+        seed = agree("--seed", seed, s.seed());
+        if (!isGiven("--threads")) common.threads = cp.threads();
+        if (!isGiven("--iterations")) iterations = s.iterations();
+    }
+
+    private <T> T agree(String option, T given, T saved) {
+        if (isGiven(option) && !given.equals(saved)) {
+            throw new BadInputException(resume, "the checkpoint was trained with " + option + " " + show(saved) + ", not " + show(given)
+                    + "; resume it without " + option + " or start a new run");
+        }
+        return saved;
+    }
+
+    private static String show(Object o) {
+        return o instanceof OracleKind k ? k.cliName() : String.valueOf(o);
     }
 
     static void write(Training.Outcome out, Path model, Path report, Path csv) throws java.io.IOException {

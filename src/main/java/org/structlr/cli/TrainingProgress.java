@@ -18,6 +18,11 @@ final class TrainingProgress implements LearnListener, AutoCloseable {
                 .setConsumer(new ConsoleProgressBarConsumer(System.err, 160)).showSpeed().build();
     }
 
+    /** Marks {@code done} iterations as already done (a resumed run). */
+    void skip(int done) {
+        if (bar != null) bar.stepTo(done);
+    }
+
     @Override
     public void onIteration(IterationRecord r, int totalIterations) {
         if (bar == null) return;

@@ -1,5 +1,7 @@
 package org.structlr.learn;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -35,7 +37,6 @@ public final class AlternatingLearner {
         this.pairOracles = List.copyOf(pairOracles);
     }
 
-    /** The functions learned, and the curve of the run. */
     /**
      * The functions learned, the curve of the run, and where the time went: oracle fits (including
      * the potentials they produce), training message passing, and the evaluation (objective, and
@@ -45,13 +46,33 @@ public final class AlternatingLearner {
                          double fitSeconds, double passingSeconds, double evalSeconds) {}
 
     public Result train(ExampleBatch train, ExampleBatch test, LearnListener listener) {
+        return train(train, test, null, listener, StateSink.NONE);
+    }
+
+    /**
+     * Runs iterations {@code from.iteration() + 1 .. settings.iterations()} (all of them when
+     * {@code from} is null), handing {@code sink} the state after every iteration it wants.
+     *
+     * <p>Exact continuation: the state between iterations is the messages in the units of the
+     * potentials ({@link MessagePassing#messages()}), which an engine stores in its own scaled layout;
+     * that round trip is not exact in floating point, so every engine's messages are re-seated
+     * ({@code setMessages(messages())}) at the end of every iteration, checkpointed or not. An
+     * uninterrupted run and a run resumed from any iteration then start the next iteration from the
+     * same bits.
+     */
+    public Result train(ExampleBatch train, ExampleBatch test, LearnerState from, LearnListener listener, StateSink sink) {
         if (!train.hasLabels()) throw new IllegalArgumentException("training examples must carry labels");
         if (pairOracles.size() != train.numPairTypes()) {
             throw new IllegalArgumentException(pairOracles.size() + " pairwise oracles for " + train.numPairTypes() + " pairwise types");
         }
+        if (from != null && from.iteration() > settings.iterations()) {
+            throw new IllegalArgumentException("cannot continue from iteration " + from.iteration() + " to " + settings.iterations());
+        }
+        if (from != null && from.pair().size() != train.numPairTypes()) {
+            throw new IllegalArgumentException("the state has " + from.pair().size() + " pairwise functions for " + train.numPairTypes() + " types");
+        }
         double eps = settings.eps();
         int L = train.numLabels();
-        long start = System.nanoTime();
         INDArray delta = train.hammingLoss();
         INDArray trueUnary = oneHot(train.labels(), L);                       // [V, L]
         int[] trueLabels = train.labels();
@@ -60,17 +81,27 @@ public final class AlternatingLearner {
         for (int t = 0; t < numPairTypes; t++) pairLabels[t] = train.pairLabels(t);
         INDArray truePair = oneHot(jointLabels(train), L * L);                 // [E, L*L]
 
-        ScoreFunction unary = null;
-        List<ScoreFunction> pair = new ArrayList<>(Collections.nCopies(numPairTypes, null));
-        List<IterationRecord> curve = new ArrayList<>();
-        long fitNs = 0, passNs = 0, evalNs = 0;
+        ScoreFunction unary = from == null ? null : from.unary();
+        List<ScoreFunction> pair = from == null ? new ArrayList<>(Collections.nCopies(numPairTypes, null)) : new ArrayList<>(from.pair());
+        List<IterationRecord> curve = from == null ? new ArrayList<>() : new ArrayList<>(from.curve());
+        long fitNs = from == null ? 0 : Math.round(from.fitSeconds() * 1e9);
+        long passNs = from == null ? 0 : Math.round(from.passingSeconds() * 1e9);
+        long evalNs = from == null ? 0 : Math.round(from.evalSeconds() * 1e9);
+        long start = System.nanoTime() - (from == null ? 0 : Math.round(from.seconds() * 1e9));
         try (MessagePassing mp = train.newEngine(eps);
              MessagePassing trainEval = settings.evalSweeps() > 0 ? train.newEngine(eps) : null;
              MessagePassing testEval = test != null && settings.evalSweeps() > 0 ? test.newEngine(eps) : null) {
-            INDArray thetaU = train.unaryPotentials(null, eps).addi(delta);
+            INDArray thetaU = train.unaryPotentials(unary, eps).addi(delta);
             INDArray thetaP = train.pairPotentials(pair, eps);
             mp.setPotentials(thetaU, thetaP);
-            for (int it = 1; it <= settings.iterations(); it++) {
+            if (from != null) {
+                mp.setMessages(from.trainMessages());
+                // The evaluation engines as the last iteration left them: its potentials, then its messages.
+                if (trainEval != null) restore(trainEval, thetaU.sub(delta), thetaP, from.trainEvalMessages(), "training-set evaluation");
+                if (testEval != null) restore(testEval, test.unaryPotentials(unary, eps), test.pairPotentials(pair, eps),
+                        from.testEvalMessages(), "test-set evaluation");
+            }
+            for (int it = from == null ? 1 : from.iteration() + 1; it <= settings.iterations(); it++) {
                 // Unary oracle: bias (Delta - sum of incoming messages) / eps.
                 long t0 = System.nanoTime();
                 INDArray biasU = delta.sub(mp.incomingMessageSums().castTo(DataType.FLOAT)).divi(eps);
@@ -109,13 +140,37 @@ public final class AlternatingLearner {
                     testEval.iterate(settings.evalSweeps());
                     if (test.hasLabels()) testErr = test.error(testEval.decode());
                 }
+                // The iteration's end state, exactly as a resumed run will see it (see the method comment).
+                INDArray mTrain = reseat(mp), mTrainEval = reseat(trainEval), mTestEval = reseat(testEval);
                 evalNs += System.nanoTime() - t4;
                 IterationRecord rec = new IterationRecord(it, objective, trainErr, testErr, (System.nanoTime() - start) / 1e9);
                 curve.add(rec);
+                if (sink.wants(it, settings.iterations())) {
+                    try {
+                        sink.accept(new LearnerState(it, unary, pair, mTrain, mTrainEval, mTestEval, curve,
+                                fitNs / 1e9, passNs / 1e9, evalNs / 1e9));
+                    } catch (IOException e) {
+                        throw new UncheckedIOException("cannot save the learner's state after iteration " + it + ": " + e.getMessage(), e);
+                    }
+                }
                 listener.onIteration(rec, settings.iterations());
             }
         }
         return new Result(unary, pair, curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9);
+    }
+
+    private static void restore(MessagePassing engine, INDArray unaryPot, INDArray pairPot, INDArray messages, String what) {
+        engine.setPotentials(unaryPot, pairPot);
+        if (messages == null) throw new IllegalArgumentException("the state lacks the messages of the " + what);
+        engine.setMessages(messages);
+    }
+
+    /** The engine's messages, set back into it: the state from which the next iteration starts. Null for no engine. */
+    private static INDArray reseat(MessagePassing engine) {
+        if (engine == null) return null;
+        INDArray m = engine.messages();
+        engine.setMessages(m);
+        return m;
     }
 
     /** [E, L*L]: lambda_{a->i}(y_i) + lambda_{a->j}(y_j) from messages [E, 2, L]. */

@@ -18,13 +18,17 @@ public enum OracleKind {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** A fresh oracle; the MLP takes the paper's step size for unary (0.25) or pairwise (0.05) types. */
+    /**
+     * A fresh oracle; the MLP takes the paper's step size for unary (0.25) or pairwise (0.05) types.
+     * {@code seed} fixes every random choice the oracle makes (the MLP's initial weights and
+     * shuffling, XGBoost's seed); the linear and constant oracles make none.
+     */
     public Oracle create(boolean unary, long seed, int threads) {
         switch (this) {
             case ZERO: return new ZeroOracle();
             case CONST: return new ConstantOracle();
             case LINEAR: return new LinearOracle();
-            case MLP: return unary ? MlpOracle.unary() : MlpOracle.pairwise();
+            case MLP: return (unary ? MlpOracle.unary() : MlpOracle.pairwise()).withSeed(seed);
             case BOOST: return new BoostOracle(Math.max(1, threads), seed);
             default: throw new AssertionError(this);
         }

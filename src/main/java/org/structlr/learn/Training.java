@@ -34,6 +34,16 @@ public final class Training {
 
     public static Outcome train(Dataset data, OracleKind unaryKind, OracleKind pairKind, LearnSettings settings,
                                 int threads, LearnListener listener) {
+        return train(data, unaryKind, pairKind, settings, threads, listener, null, StateSink.NONE);
+    }
+
+    /**
+     * As {@link #train(Dataset, OracleKind, OracleKind, LearnSettings, int, LearnListener)}, continuing
+     * from {@code from} (null: from the start; see {@link Checkpoint} for what must match) and
+     * handing {@code sink} the learner's state at the iterations it asks for.
+     */
+    public static Outcome train(Dataset data, OracleKind unaryKind, OracleKind pairKind, LearnSettings settings,
+                                int threads, LearnListener listener, LearnerState from, StateSink sink) {
         List<String> types = pairTypeNames(data.numPairTypes());
         int L = data.numLabels();
         ExampleBatch train = new ExampleBatch(data.train(), L, types);
@@ -41,7 +51,14 @@ public final class Training {
         Oracle unaryOracle = unaryKind.create(true, settings.seed(), threads);
         List<Oracle> pairOracles = new ArrayList<>();
         for (int t = 0; t < types.size(); t++) pairOracles.add(pairKind.create(false, settings.seed() + 1 + t, threads));
-        AlternatingLearner.Result r = new AlternatingLearner(settings, unaryOracle, pairOracles).train(train, test, listener);
+        AlternatingLearner.Result r;
+        try {
+            r = new AlternatingLearner(settings, unaryOracle, pairOracles).train(train, test, from, listener, sink);
+        } finally {
+            // frees native caches (the booster's matrices); the fitted functions stay usable
+            for (Oracle o : pairOracles) closeQuietly(o);
+            closeQuietly(unaryOracle);
+        }
         // A type never fitted (0 iterations) is the zero function.
         ScoreFunction unary = r.unary() != null ? r.unary() : new ZeroScore(L);
         List<ScoreFunction> pair = new ArrayList<>();
@@ -61,10 +78,21 @@ public final class Training {
             prov.put("testError", last.testError());
             prov.put("trainingSeconds", last.seconds());
         }
+        if (from != null) prov.put("resumedAfterIteration", from.iteration());
         prov.put("secondsInOracleFits", r.fitSeconds());
         prov.put("secondsInMessagePassing", r.passingSeconds());
         prov.put("secondsInEvaluation", r.evalSeconds());
         return new Outcome(new CrfModel(L, settings.eps(), data.unaryDim(), data.pairDim(), types, unary, pair, s, prov), r.curve(), r.fitSeconds(), r.passingSeconds(), r.evalSeconds());
+    }
+
+    private static void closeQuietly(Oracle o) {
+        if (o instanceof AutoCloseable c) {
+            try {
+                c.close();
+            } catch (Exception ignored) {
+                // a cache that cannot be freed is no reason to lose a trained model
+            }
+        }
     }
 
     public static Map<String, Object> provenance(Dataset data, long seed) {

@@ -74,6 +74,11 @@ public final class MlpOracle implements Oracle {
         this.seed = seed;
     }
 
+    /** The same oracle with another seed (initial weights and shuffling). */
+    public MlpOracle withSeed(long seed) {
+        return new MlpOracle(stepSize, hiddenWidth, epochsPerFit, batchSize, momentum, seed);
+    }
+
     MultiLayerNetwork newNetwork(int numFeatures, int numClasses, DataType dataType) {
         MultiLayerConfiguration conf = new NeuralNetConfiguration.Builder()
                 .seed(seed)

@@ -1,0 +1,195 @@
+package org.structlr.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.structlr.data.Dataset;
+import org.structlr.data.DenoisingGenerator;
+import org.structlr.learn.Checkpoint;
+import org.structlr.model.CrfModel;
+import org.structlr.model.ExampleBatch;
+import org.structlr.model.Predictor;
+
+/**
+ * {@code train --checkpoint} / {@code --resume}: a training run in a child JVM killed with SIGKILL
+ * and resumed here ends with the model and curve of an uninterrupted run; corrupted checkpoints,
+ * other data and other kinds are refused (exit 2, naming the file or option).
+ */
+class CheckpointTest {
+    @TempDir
+    static Path shared;
+
+    @TempDir
+    Path tmp;
+
+    static Path data;
+    static final String[] SETTINGS = {"--sweeps", "3", "--eval-sweeps", "3", "--seed", "3", "--quiet", "--threads", "1"};
+
+    @BeforeAll
+    static void generate() throws IOException {
+        data = shared.resolve("data");
+        new DenoisingGenerator().generateTo(data, 2, 2, 12, 12, 17);
+    }
+
+    static String[] args(String... head) {
+        List<String> a = new ArrayList<>(List.of(head));
+        a.addAll(List.of(SETTINGS));
+        return a.toArray(String[]::new);
+    }
+
+    @ParameterizedTest(name = "{0}/{1}")
+    @CsvSource({"linear,linear", "mlp,boost"})
+    void killedAndResumedEqualsUninterrupted(String unary, String pair) throws Exception {
+        Path ck = tmp.resolve("ck");
+        Path log = tmp.resolve("child.log");
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
+                "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+                Main.class.getName()));
+        cmd.addAll(List.of(args("train", "--data", data.toString(), "--unary", unary, "--pairwise", pair, "--iterations", "100000",
+                "--checkpoint", ck.toString(), "--checkpoint-every", "1")));
+        Process child = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (latestIteration(ck) < 2) {
+                if (!child.isAlive()) fail("the training child ended (exit " + child.exitValue() + ") before checkpoint 2: " + Files.readString(log));
+                if (System.nanoTime() > deadline) fail("no checkpoint 2 within 60 s: " + Files.readString(log));
+                Thread.sleep(20);
+            }
+        } finally {
+            child.destroyForcibly();                    // SIGKILL: no shutdown hooks, no finally blocks
+            assertTrue(child.waitFor(30, TimeUnit.SECONDS), "child did not die");
+        }
+        int at = Checkpoint.load(ck).state().iteration();
+        assertTrue(at >= 2, "checkpoint iteration " + at);
+        String total = Integer.toString(at + 2);
+        System.out.println(unary + "/" + pair + ": child killed with checkpoint " + at + " on disk; resuming to " + total);
+
+        Path resumed = tmp.resolve("resumed"), plain = tmp.resolve("plain");
+        TrainPredictCommandTest.Run r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(),
+                "--iterations", total, "--quiet", "--output", resumed.resolve("model").toString(), "--report", resumed.resolve("r.json").toString());
+        assertEquals(0, r.code(), r.err());
+        r = TrainPredictCommandTest.run(args("train", "--data", data.toString(), "--unary", unary, "--pairwise", pair, "--iterations", total,
+                "--output", plain.resolve("model").toString(), "--report", plain.resolve("r.json").toString()));
+        assertEquals(0, r.code(), r.err());
+
+        JsonNode a = new ObjectMapper().readTree(plain.resolve("r.json").toFile()).get("iterations");
+        JsonNode b = new ObjectMapper().readTree(resumed.resolve("r.json").toFile()).get("iterations");
+        assertEquals(at + 2, a.size());
+        assertEquals(a.size(), b.size());
+        for (int k = 0; k < a.size(); k++) {
+            for (String key : List.of("iteration", "objective", "train_error", "test_error")) {
+                assertEquals(a.get(k).get(key), b.get(k).get(key), key + " of iteration " + (k + 1) + " (resumed after " + at + ")");
+            }
+        }
+        CrfModel ma = CrfModel.load(plain.resolve("model")), mb = CrfModel.load(resumed.resolve("model"));
+        assertEquals(at, ((Number) mb.provenance().get("resumedAfterIteration")).intValue());
+        assertArrayEquals(predict(ma), predict(mb), "predicted test labels");
+    }
+
+    static int[] predict(CrfModel m) {
+        Dataset d = Dataset.load(data);
+        ExampleBatch b = new ExampleBatch(d.test(), m.numLabels(), m.pairTypes());
+        return Predictor.predict(m, b, Predictor.defaultStop(b, 200, 1e-6)).labels();
+    }
+
+    /** The newest complete checkpoint's iteration in {@code dir}, 0 when none (a folder may vanish while we look). */
+    static int latestIteration(Path dir) {
+        if (!Files.isDirectory(dir)) return 0;
+        int best = 0;
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path p : s.toList()) {
+                String n = p.getFileName().toString();
+                if (n.matches("iteration-\\d+") && Files.isRegularFile(p.resolve(Checkpoint.MANIFEST))) {
+                    best = Math.max(best, Integer.parseInt(n.substring("iteration-".length())));
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return best;
+        }
+        return best;
+    }
+
+    /** A finished 2-iteration linear/linear run's checkpoint folder. */
+    Path checkpoint() {
+        Path ck = tmp.resolve("ck");
+        TrainPredictCommandTest.Run r = TrainPredictCommandTest.run(args("train", "--data", data.toString(), "--iterations", "2",
+                "--checkpoint", ck.toString(), "--checkpoint-every", "1"));
+        assertEquals(0, r.code(), r.err());
+        assertEquals(2, latestIteration(ck));
+        return ck;
+    }
+
+    static List<Path> files(Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            return s.filter(Files::isRegularFile).map(dir::relativize).sorted().toList();
+        }
+    }
+
+    @Test
+    void corruptedCheckpointIsRefusedNamingTheFile() throws IOException {
+        Path ck = checkpoint();
+        Path latest = ck.resolve("iteration-000002");
+        List<Path> files = files(latest);
+        assertTrue(files.size() >= 6, "functions, messages, curve and manifest: " + files);
+        for (Path rel : files) {
+            Path f = latest.resolve(rel.toString());
+            byte[] orig = Files.readAllBytes(f);
+            byte[] bad = orig.clone();
+            bad[bad.length / 2] ^= 0x01;
+            Files.write(f, bad);
+            Path out = tmp.resolve("M");
+            TrainPredictCommandTest.Run r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(),
+                    "--iterations", "3", "--quiet", "--output", out.toString());
+            TrainPredictCommandTest.assertUsageError(r, f.toString());
+            assertFalse(Files.exists(out), "no model written");
+            Files.write(f, orig);
+        }
+        // intact again: resumes, and goes on checkpointing into the same folder
+        TrainPredictCommandTest.Run r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(),
+                "--iterations", "3", "--quiet", "--checkpoint", ck.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("iteration-000003"), TrainPredictCommandTest.list(ck));
+        assertEquals(3, Checkpoint.load(ck).state().iteration());
+        assertEquals(3, Checkpoint.load(ck).settings().iterations());
+    }
+
+    @Test
+    void otherDataOrKindsAreRefused() throws IOException {
+        Path ck = checkpoint();
+        Path other = tmp.resolve("other");
+        new DenoisingGenerator().generateTo(other, 2, 2, 12, 12, 18);
+        TrainPredictCommandTest.Run r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", other.toString(), "--quiet");
+        TrainPredictCommandTest.assertUsageError(r, other.toString(), "not the data set the checkpoint");
+        r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(), "--unary", "mlp", "--quiet");
+        TrainPredictCommandTest.assertUsageError(r, "--unary linear, not mlp");
+        r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(), "--seed", "4", "--quiet");
+        TrainPredictCommandTest.assertUsageError(r, "--seed 3, not 4");
+        r = TrainPredictCommandTest.run("train", "--resume", tmp.resolve("nowhere").toString(), "--data", data.toString(), "--quiet");
+        TrainPredictCommandTest.assertUsageError(r, tmp.resolve("nowhere").toString(), "no such checkpoint folder");
+        // a folder that is not ours is never written into
+        Path photos = tmp.resolve("photos");
+        Files.createDirectories(photos);
+        Files.writeString(photos.resolve("keep.txt"), "mine");
+        r = TrainPredictCommandTest.run(args("train", "--data", data.toString(), "--iterations", "1", "--checkpoint", photos.toString()));
+        TrainPredictCommandTest.assertUsageError(r, photos.toString(), "not a structlr checkpoint");
+        assertEquals(List.of(Path.of("keep.txt")), files(photos));
+    }
+}

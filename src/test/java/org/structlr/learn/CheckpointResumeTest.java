@@ -1,0 +1,102 @@
+package org.structlr.learn;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.structlr.data.Dataset;
+import org.structlr.data.DenoisingGenerator;
+import org.structlr.model.CrfModel;
+import org.structlr.model.ExampleBatch;
+import org.structlr.model.Predictor;
+
+/**
+ * Determinism and exact continuation, in process: for every function class (each as unary and as
+ * pairwise kind), two runs with one seed give the same numbers and predictions, and a run saved to
+ * disk after iteration 2 ({@link Checkpoint}), loaded and continued gives them too.
+ */
+class CheckpointResumeTest {
+    @TempDir
+    Path tmp;
+
+    static Dataset data;
+    static final LearnSettings SETTINGS = new LearnSettings(4, 0.1, 3, 3, 7);
+
+    @BeforeAll
+    static void data() {
+        data = new DenoisingGenerator().generate(2, 2, 12, 12, 11);
+    }
+
+    /** Saves the state after one given iteration into a folder. */
+    static final class SaveAt implements StateSink {
+        final int at;
+        final Path dir;
+        final OracleKind u, p;
+        SaveAt(int at, Path dir, OracleKind u, OracleKind p) { this.at = at; this.dir = dir; this.u = u; this.p = p; }
+        @Override public boolean wants(int iteration, int total) { return iteration == at; }
+        @Override public void accept(LearnerState s) throws IOException {
+            new Checkpoint(u, p, SETTINGS, 1, Training.dataHash(data), s).save(dir);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}/{1}")
+    @CsvSource({"linear,linear", "mlp,boost", "boost,mlp", "const,zero", "zero,const"})
+    void sameSeedSameNumbersAndResumeEqualsUninterrupted(String unary, String pair) {
+        OracleKind u = OracleKind.parse(unary), p = OracleKind.parse(pair);
+        Training.Outcome plain = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE);
+        Path ck = tmp.resolve("ck");
+        Training.Outcome again = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE, null, new SaveAt(2, ck, u, p));
+        assertSame(plain, again, "second run, same seed");
+
+        Checkpoint cp = Checkpoint.load(ck);
+        assertEquals(2, cp.state().iteration());
+        assertEquals(u, cp.unaryKind());
+        assertEquals(p, cp.pairKind());
+        assertEquals(SETTINGS, cp.settings());
+        assertNotNull(cp.state().trainEvalMessages());
+        assertNotNull(cp.state().testEvalMessages());
+        Training.Outcome resumed = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE, cp.state(), StateSink.NONE);
+        assertSame(plain, resumed, "resumed after iteration 2");
+    }
+
+    /** XGBoost with two threads is as deterministic as with one. */
+    @org.junit.jupiter.api.Test
+    void boostWithTwoThreadsIsDeterministic() {
+        Training.Outcome a = Training.train(data, OracleKind.BOOST, OracleKind.BOOST, SETTINGS, 2, LearnListener.NONE);
+        Training.Outcome b = Training.train(data, OracleKind.BOOST, OracleKind.BOOST, SETTINGS, 2, LearnListener.NONE);
+        assertSame(a, b, "two threads");
+    }
+
+    /** The seed reaches the MLP (initial weights, shuffling): another seed, another curve. */
+    @org.junit.jupiter.api.Test
+    void seedReachesTheMlp() {
+        LearnSettings other = new LearnSettings(SETTINGS.iterations(), SETTINGS.eps(), SETTINGS.sweepsPerFit(), SETTINGS.evalSweeps(), 8);
+        double a = Training.train(data, OracleKind.MLP, OracleKind.ZERO, SETTINGS, 1, LearnListener.NONE).curve().get(0).objective();
+        double b = Training.train(data, OracleKind.MLP, OracleKind.ZERO, other, 1, LearnListener.NONE).curve().get(0).objective();
+        org.junit.jupiter.api.Assertions.assertNotEquals(a, b);
+    }
+
+    static void assertSame(Training.Outcome a, Training.Outcome b, String what) {
+        List<IterationRecord> ca = a.curve(), cb = b.curve();
+        assertEquals(ca.size(), cb.size(), what);
+        for (int k = 0; k < ca.size(); k++) {
+            assertEquals(ca.get(k).iteration(), cb.get(k).iteration(), what);
+            assertEquals(ca.get(k).objective(), cb.get(k).objective(), 0.0, what + ": objective of iteration " + (k + 1));
+            assertEquals(ca.get(k).trainError(), cb.get(k).trainError(), 0.0, what + ": train error of iteration " + (k + 1));
+            assertEquals(ca.get(k).testError(), cb.get(k).testError(), 0.0, what + ": test error of iteration " + (k + 1));
+        }
+        assertArrayEquals(predict(a.model()), predict(b.model()), what + ": predicted test labels");
+    }
+
+    static int[] predict(CrfModel m) {
+        ExampleBatch b = new ExampleBatch(data.test(), m.numLabels(), m.pairTypes());
+        return Predictor.predict(m, b, Predictor.defaultStop(b, 200, 1e-6)).labels();
+    }
+}
