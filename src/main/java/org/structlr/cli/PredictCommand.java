@@ -1,20 +1,35 @@
 package org.structlr.cli;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import me.tongfei.progressbar.ConsoleProgressBarConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
-import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Example;
 import org.structlr.data.ExampleIO;
 import org.structlr.data.NpyArray;
 import org.structlr.data.Npz;
+import org.structlr.features.HorseLoader;
+import org.structlr.features.ImageFeatures;
+import org.structlr.features.ImageReader;
+import org.structlr.features.LabelImages;
+import org.structlr.features.PatchFeatures;
+import org.structlr.features.UnaryFeatures;
 import org.structlr.model.CrfModel;
 import org.structlr.model.ExampleBatch;
 import org.structlr.model.Predictor;
@@ -24,17 +39,57 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+/**
+ * {@code predict}: .npz examples in, .npz predictions out; or images (.png, .jpg, .jpeg) in, mask
+ * PNGs out.
+ *
+ * <p>Images: each one is decoded and area-averaged to the working size ({@link ImageReader}, as
+ * {@code horses-data} prepares training images), its unary features ({@code --features}) and the 3
+ * hand-made edge features are computed there, the model predicts the beliefs of every working
+ * pixel, and these are resized bilinearly to the image's own size, where each pixel takes its most
+ * probable label ({@link LabelImages}): the mask is white (255) for label 1, black for label 0. The
+ * model's feature widths must match the chosen features (42 unary and 3 pairwise for handmade).
+ * Every input is read and checked before anything is written; each output file appears atomically.
+ */
 @Command(name = "predict", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Label new examples with a trained model: .npz in, .npz out with 'labels' [V] and 'marginals' [V, L].")
+        description = {"Label new examples with a trained model: .npz in, .npz out with 'labels' [V] and 'marginals' [V, L];",
+                "or images (.png, .jpg, .jpeg; any size, colour or grey) in, a mask PNG of the image's own size out (white = label 1).",
+                "Images are area-averaged to the working size (--size), featurised there (--features), and the predicted",
+                "probabilities resized back bilinearly; each pixel takes its most probable label."})
 final class PredictCommand implements Callable<Integer> {
     @Option(names = "--model", required = true, paramLabel = "MODEL", description = "A model folder written by train.")
     Path model;
 
-    @Option(names = "--input", required = true, paramLabel = "FILE.npz|DIR", description = "One example, or a folder of them.")
+    @Option(names = "--input", required = true, paramLabel = "FILE.npz|IMAGE|DIR",
+            description = "One example (.npz), one image (.png, .jpg, .jpeg), or a folder of either kind.")
     Path input;
 
-    @Option(names = "--output", required = true, paramLabel = "FILE.npz|DIR", description = "Output file (or folder when --input is a folder).")
+    @Option(names = "--output", required = true, paramLabel = "FILE.npz|MASK.png|DIR",
+            description = "Output file: .npz for an example, .png mask for an image; a folder when --input is a folder "
+                    + "(one <name>.npz per example, one <name>.png mask per image).")
     Path output;
+
+    @Option(names = "--probabilities", paramLabel = "FILE.npz|DIR",
+            description = "Images only: also write 'probabilities' [H, W, L] (float32, the image's own size), 'labels' [H, W] "
+                    + "and 'shape' per image to this .npz file (a folder of <name>.npz when --input is a folder).")
+    Path probabilities;
+
+    @Option(names = "--features", defaultValue = "handmade", paramLabel = "KIND",
+            description = "Images only: the unary features the model was trained on, handmade (42) or patch (3 k^2), "
+                    + "as in horses-data (default: ${DEFAULT-VALUE}).")
+    String features;
+
+    @Option(names = "--size", defaultValue = HorseLoader.DEFAULT_HEIGHT + "x" + HorseLoader.DEFAULT_WIDTH, paramLabel = "HxW",
+            description = "Images only: the working size the model was trained at, height x width (default: ${DEFAULT-VALUE}).")
+    String size;
+
+    @Option(names = "--cell", defaultValue = "" + ImageFeatures.DEFAULT_CELL, paramLabel = "PX",
+            description = "Images only: HOG cell side of handmade features (default: ${DEFAULT-VALUE}).")
+    int cell;
+
+    @Option(names = "--patch", defaultValue = "" + PatchFeatures.DEFAULT_K, paramLabel = "K",
+            description = "Images only: patch side (odd) of patch features (default: ${DEFAULT-VALUE}).")
+    int patch;
 
     @Mixin
     PredictionOptions prediction;
@@ -45,22 +100,44 @@ final class PredictCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    private static final Pattern SIZE = Pattern.compile("(\\d{1,5})[xX](\\d{1,5})");
+
     @Override
     public Integer call() throws Exception {
         prediction.check();
         common.apply();
         CrfModel m = CrfModel.load(model);
         if (!Files.exists(input)) throw new BadInputException(input, "no such file or folder");
-        List<Path> inputs;
-        if (Files.isDirectory(input)) {
+        boolean folder = Files.isDirectory(input);
+        List<Path> npz = new ArrayList<>(), images = new ArrayList<>();
+        if (folder) {
             try (Stream<Path> s = Files.list(input)) {
-                inputs = s.filter(p -> p.toString().endsWith(".npz")).sorted().toList();
+                for (Path p : s.sorted().toList()) {
+                    if (p.toString().endsWith(".npz")) npz.add(p);
+                    else if (ImageReader.isImageFile(p) && !Files.isDirectory(p)) images.add(p);
+                }
             }
-            if (inputs.isEmpty()) throw new BadInputException(input, "folder holds no .npz files");
+            if (!npz.isEmpty() && !images.isEmpty()) {
+                throw new BadInputException(input, "folder holds both .npz examples and images (" + npz.get(0).getFileName() + ", "
+                        + images.get(0).getFileName() + "); put them in separate folders");
+            }
+            if (npz.isEmpty() && images.isEmpty()) throw new BadInputException(input, "folder holds no .npz files and no images (.png, .jpg, .jpeg)");
+        } else if (ImageReader.isImageFile(input)) {
+            images.add(input);
+        } else if (input.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".npz")) {
+            npz.add(input);
         } else {
-            inputs = List.of(input);
+            throw new BadInputException(input, "unknown extension: predict reads .npz examples or .png, .jpg, .jpeg images");
         }
-        CliChecks.output("--output", output, Files.isDirectory(input));
+        if (!images.isEmpty()) return predictImages(m, images, folder);
+        if (probabilities != null) {
+            throw new BadInputException("option '--probabilities' is for image input; the .npz predictions hold 'marginals' already");
+        }
+        return predictExamples(m, npz, folder);
+    }
+
+    private Integer predictExamples(CrfModel m, List<Path> inputs, boolean folder) throws IOException {
+        CliChecks.output("--output", output, folder);
         // Read and check everything before writing anything.
         List<Example> examples = inputs.stream().map(ExampleIO::read).toList();
         for (Example e : examples) Predictor.checkCompatible(m, e);
@@ -68,7 +145,7 @@ final class PredictCommand implements Callable<Integer> {
             Example ex = examples.get(k);
             ExampleBatch b = new ExampleBatch(List.of(ex), m.numLabels(), m.pairTypes());
             Predictor.Prediction p = Predictor.predict(m, b, prediction.stop(b));
-            Path out = Files.isDirectory(input) ? output.resolve(inputs.get(k).getFileName()) : output;
+            Path out = folder ? output.resolve(inputs.get(k).getFileName()) : output;
             Map<String, NpyArray> arrays = new LinkedHashMap<>();
             arrays.put("labels", NpyArray.ofInts(p.labels(), p.labels().length));
             INDArray marg = p.marginals().castTo(DataType.FLOAT);
@@ -80,5 +157,161 @@ final class PredictCommand implements Callable<Integer> {
             }
         }
         return Main.EXIT_OK;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // images
+
+    private Integer predictImages(CrfModel m, List<Path> inputs, boolean folder) throws IOException {
+        int[] hw = workingSize();
+        UnaryFeatures unary = unaryFeatures();
+        checkModel(m, unary);
+        boolean typedEdges = m.pairTypes().size() == 2;
+        checkImageOutputs(inputs, folder);
+
+        // Read and check every image before writing anything (only the small working-size copies are kept).
+        List<ImageReader.WorkingImage> read = new ArrayList<>();
+        ImageReader reader = new ImageReader();
+        try (ProgressBar bar = bar("read", inputs.size(), folder)) {
+            for (Path p : inputs) {
+                read.add(reader.read(p, hw[0], hw[1]));
+                if (bar != null) bar.step();
+            }
+        }
+        long t0 = System.nanoTime();
+        try (ProgressBar bar = bar("predict", inputs.size(), folder)) {
+            for (ImageReader.WorkingImage img : read) {
+                Path mask = folder ? output.resolve(ImageReader.stem(img.file()) + ".png") : output;
+                Path probs = probabilities == null ? null : folder ? probabilities.resolve(ImageReader.stem(img.file()) + ".npz") : probabilities;
+                Predictor.Prediction p = predictImage(m, img, unary, typedEdges, mask, probs);
+                if (bar != null) {
+                    bar.step();
+                } else if (!common.quiet) {
+                    spec.commandLine().getErr().printf("%s -> %s (%dx%d, %d sweeps, gap %.2e)%n", img.file(), mask, img.originalHeight(),
+                            img.originalWidth(), p.inference().iterations(), p.inference().gap());
+                }
+            }
+        }
+        if (folder && !common.quiet) {
+            spec.commandLine().getErr().printf(Locale.ROOT, "%d masks -> %s (%.1f s)%n", read.size(), output, (System.nanoTime() - t0) / 1e9);
+        }
+        return Main.EXIT_OK;
+    }
+
+    /** Predicts one image at its working size and writes its mask (and probabilities) at its own size. */
+    private Predictor.Prediction predictImage(CrfModel m, ImageReader.WorkingImage img, UnaryFeatures unary, boolean typedEdges,
+                                              Path mask, Path probs) throws IOException {
+        Example ex = img.example(unary, typedEdges);
+        ExampleBatch b = new ExampleBatch(List.of(ex), m.numLabels(), m.pairTypes());
+        Predictor.Prediction p = Predictor.predict(m, b, prediction.stop(b));
+        int L = m.numLabels(), H = img.originalHeight(), W = img.originalWidth();
+        float[] working;
+        try (INDArray marg = p.marginals().castTo(DataType.FLOAT).dup('c')) {
+            working = marg.data().asFloat();
+        }
+        float[] full = LabelImages.resizeBilinear(working, img.height(), img.width(), L, H, W);
+        int[] labels = LabelImages.argmax(full, L);
+        LabelImages.writePng(mask, LabelImages.mask(labels, H, W, L));
+        if (probs != null) {
+            Map<String, NpyArray> arrays = new LinkedHashMap<>();
+            arrays.put("probabilities", NpyArray.ofFloats(full, H, W, L));
+            arrays.put("labels", NpyArray.ofInts(labels, H, W));
+            arrays.put("shape", NpyArray.ofInts(new int[] {H, W}, 2));
+            Npz.write(probs, arrays);
+        }
+        return p;
+    }
+
+    private int[] workingSize() {
+        Matcher mm = SIZE.matcher(size.trim());
+        if (!mm.matches()) throw new BadInputException("option '--size' must be HxW, e.g. 36x48, got '" + size + "'");
+        int h = Integer.parseInt(mm.group(1)), w = Integer.parseInt(mm.group(2));
+        if (h < 2 || w < 2) throw new BadInputException("option '--size' must be at least 2x2, got " + h + "x" + w);
+        return new int[] {h, w};
+    }
+
+    private UnaryFeatures unaryFeatures() {
+        switch (features) {
+            case "handmade":
+                if (cell < 1) throw new BadInputException("option '--cell' must be at least 1, got " + cell);
+                return new ImageFeatures(cell);
+            case "patch":
+                if (patch < 1 || patch % 2 == 0) throw new BadInputException("option '--patch' must be odd and at least 1, got " + patch);
+                return new PatchFeatures(patch);
+            default:
+                throw new BadInputException("option '--features' must be handmade or patch, got '" + features + "'");
+        }
+    }
+
+    /** The model must read what the image features give: the unary width, 3 edge features, at most 2 edge types. */
+    private void checkModel(CrfModel m, UnaryFeatures unary) {
+        if (m.unaryFeatures() != unary.dim()) {
+            String hint = "";
+            if (m.unaryFeatures() == ImageFeatures.DIM) {
+                hint = "; it was trained on handmade features: try --features handmade";
+            } else if (m.unaryFeatures() % 3 == 0) {
+                int k = (int) Math.round(Math.sqrt(m.unaryFeatures() / 3.0));
+                if (3 * k * k == m.unaryFeatures() && k % 2 == 1) hint = "; it looks trained on " + k + "x" + k + " patches: try --features patch --patch " + k;
+            }
+            throw new BadInputException(model, "the model expects " + m.unaryFeatures() + " unary features per pixel but --features "
+                    + features + " gives " + unary.dim() + hint);
+        }
+        if (m.pairFeatures() != ImageFeatures.PAIR_DIM) {
+            throw new BadInputException(model, "the model expects " + m.pairFeatures() + " pairwise features but images give "
+                    + ImageFeatures.PAIR_DIM + " (it was not trained on image data)");
+        }
+        if (m.pairTypes().size() > 2) {
+            throw new BadInputException(model, "the model has " + m.pairTypes().size() + " pairwise types; image grids have 1 or 2 (horizontal, vertical)");
+        }
+    }
+
+    /** Refuses, before any work, outputs that cannot be written or would replace an input or each other. */
+    private void checkImageOutputs(List<Path> inputs, boolean folder) {
+        Path in = input.toAbsolutePath().normalize();
+        if (folder) {
+            CliChecks.output("--output", output, true);
+            if (output.toAbsolutePath().normalize().equals(in)) {
+                throw new BadInputException(output, "cannot write --output: it is the input folder (masks would replace the images)");
+            }
+            if (probabilities != null) {
+                CliChecks.output("--probabilities", probabilities, true);
+                if (probabilities.toAbsolutePath().normalize().equals(in)) {
+                    throw new BadInputException(probabilities, "cannot write --probabilities: it is the input folder");
+                }
+            }
+            Map<String, Path> byStem = new HashMap<>();
+            for (Path p : inputs) {
+                Path other = byStem.putIfAbsent(ImageReader.stem(p), p);
+                if (other != null) {
+                    throw new BadInputException(p, "has the same name as " + other.getFileName() + ": both would write " + ImageReader.stem(p) + ".png");
+                }
+            }
+        } else {
+            if (!output.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
+                throw new BadInputException(output, "cannot write --output: the mask of an image is a .png file");
+            }
+            CliChecks.output("--output", output, false);
+            if (output.toAbsolutePath().normalize().equals(in)) {
+                throw new BadInputException(output, "cannot write --output: it is the input image");
+            }
+            if (probabilities != null) {
+                if (!probabilities.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".npz")) {
+                    throw new BadInputException(probabilities, "cannot write --probabilities: it must be an .npz file");
+                }
+                CliChecks.output("--probabilities", probabilities, false);
+                Path pr = probabilities.toAbsolutePath().normalize();
+                if (pr.equals(in) || pr.equals(output.toAbsolutePath().normalize())) {
+                    throw new BadInputException(probabilities, "cannot write --probabilities: it is the input or the --output file");
+                }
+            }
+        }
+    }
+
+    /** A progress bar with time left on stderr, for folders unless --quiet; null otherwise. */
+    private ProgressBar bar(String task, int total, boolean folder) {
+        if (!folder || common.quiet) return null;
+        return new ProgressBarBuilder().setTaskName(task).setInitialMax(total)
+                .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(500).setMaxRenderedLength(120)
+                .setConsumer(new ConsoleProgressBarConsumer(System.err)).showSpeed().build();
     }
 }
