@@ -274,12 +274,17 @@ public final class GraphMessagePassing implements MessagePassing {
         INDArray tu = unary.castTo(dtype).div(eps);
         if (unaryPad != null) tu.addi(unaryPad);
         INDArray tuT = tu.transpose().dup('c');                        // [L, V]
-        INDArray tp = pairwise.castTo(dtype).div(eps);
-        if (pairPad != null) tp.addi(pairPad);
-        pairT = tp.transpose().dup('c');                               // [L*L, E], rows (y_i, y_j)
-        INDArray swapped = tp.reshape(numEdges, L, L).permute(0, 2, 1).dup('c').reshape(numEdges, (long) L * L)
-                .transpose().dup('c');                                 // rows (y_j, y_i)
-        INDArray both = Nd4j.concat(1, pairT, swapped);                 // [L*L, 2E]
+        INDArray both = null;                                          // [L*L, 2E]: rows (y_i, y_j), then (y_j, y_i)
+        if (numEdges == 0) {
+            pairT = Nd4j.create(dtype, (long) L * L, 0);               // ND4J refuses arithmetic on empty arrays
+        } else {
+            INDArray tp = pairwise.castTo(dtype).div(eps);
+            if (pairPad != null) tp.addi(pairPad);
+            pairT = tp.transpose().dup('c');                           // [L*L, E], rows (y_i, y_j)
+            INDArray swapped = tp.reshape(numEdges, L, L).permute(0, 2, 1).dup('c').reshape(numEdges, (long) L * L)
+                    .transpose().dup('c');                             // rows (y_j, y_i)
+            both = Nd4j.concat(1, pairT, swapped);
+        }
         for (ColourClass cc : classes) {
             for (int y = 0; y < L; y++) Nd4jKernels.gather(tuT.getRow(y), cc.varIdx, cc.thURow[y]);
             if (cc.slots > 0) {
@@ -387,7 +392,7 @@ public final class GraphMessagePassing implements MessagePassing {
     public double dual() {
         double s = 0;
         for (ColourClass cc : classes) s += sumLse(cc.u);
-        s += sumLse(pairExponents());
+        if (numEdges > 0) s += sumLse(pairExponents());
         return eps * s;
     }
 
@@ -424,6 +429,7 @@ public final class GraphMessagePassing implements MessagePassing {
 
     @Override
     public INDArray pairBeliefs() {
+        if (numEdges == 0) return Nd4j.create(dtype, 0, (long) numLabels * numLabels);
         INDArray b = pairExponents();
         Nd4jKernels.softmaxRows(b);
         return b.transpose().dup('c');
@@ -438,8 +444,9 @@ public final class GraphMessagePassing implements MessagePassing {
     @Override
     public INDArray messages() {
         int L = numLabels;
+        if (numEdges == 0) return Nd4j.create(dtype, 0, 2, L);
         INDArray out = Nd4j.create(dtype, L, 2L * numEdges);
-        if (numEdges > 0) {
+        {
             int[] all = new int[2 * numEdges];
             System.arraycopy(slotOf, 0, all, 0, all.length);
             INDArray idx = Nd4jKernels.indexColumn(all);

@@ -241,7 +241,6 @@ class RobustnessTest {
         return e.name().equals("nd4j-graph") && p.graph().numEdges() == 0;
     }
 
-    @org.junit.jupiter.api.Disabled("GraphMessagePassing.setPotentials: ND4J refuses div on the empty pairwise array of an edgeless graph")
     @Test
     void graphEngineOnAGraphWithoutEdges() {
         TestEngines.Problem single = shapes().get(3);
