@@ -224,6 +224,7 @@ final class NotebookRunner implements AutoCloseable {
     /** Evaluates one cell snippet by snippet; throws {@link CellFailure} on the first problem. */
     void run(Cell cell) {
         SourceCodeAnalysis sca = shell.sourceCodeAnalysis();
+        List<Snippet> recoverable = new ArrayList<>();
         String remaining = cell.source();
         while (!remaining.isBlank()) {
             SourceCodeAnalysis.CompletionInfo info = sca.analyzeCompletion(remaining);
@@ -234,12 +235,22 @@ final class NotebookRunner implements AutoCloseable {
             }
             String source = info.source() != null && !info.source().isBlank() ? info.source() : remaining;
             String rest = info.source() != null && !info.source().isBlank() ? info.remaining() : "";
-            check(cell, source, shell.eval(source));
+            check(cell, source, shell.eval(source), recoverable);
             remaining = rest;
+        }
+        // A declaration may use one declared later in the same cell (JShell resolves it then); at
+        // the end of the cell every declaration must be complete.
+        for (Snippet s : recoverable) {
+            Snippet.Status now = shell.status(s);
+            if (now == Snippet.Status.RECOVERABLE_DEFINED || now == Snippet.Status.RECOVERABLE_NOT_DEFINED) {
+                String unresolved = s instanceof jdk.jshell.DeclarationSnippet ds
+                        ? shell.unresolvedDependencies(ds).collect(Collectors.joining(", ")) : "?";
+                throw new CellFailure(notebook, cell.number(), "snippet refers to undefined " + unresolved + ": " + abbreviate(s.source()));
+            }
         }
     }
 
-    private void check(Cell cell, String source, List<SnippetEvent> events) {
+    private void check(Cell cell, String source, List<SnippetEvent> events, List<Snippet> recoverable) {
         if (events.isEmpty()) throw new CellFailure(notebook, cell.number(), "JShell did not accept the snippet: " + abbreviate(source));
         for (SnippetEvent e : events) {
             if (e.causeSnippet() != null) continue;       // a dependent snippet updated by this one
@@ -251,11 +262,7 @@ final class NotebookRunner implements AutoCloseable {
                 throw new CellFailure(notebook, cell.number(), "snippet " + status + ": " + abbreviate(s.source())
                         + (errors.isEmpty() ? "" : "\n  " + String.join("\n  ", errors)));
             }
-            if (status == Snippet.Status.RECOVERABLE_DEFINED || status == Snippet.Status.RECOVERABLE_NOT_DEFINED) {
-                String unresolved = s instanceof jdk.jshell.DeclarationSnippet ds
-                        ? shell.unresolvedDependencies(ds).collect(Collectors.joining(", ")) : "?";
-                throw new CellFailure(notebook, cell.number(), "snippet refers to undefined " + unresolved + ": " + abbreviate(s.source()));
-            }
+            if (status == Snippet.Status.RECOVERABLE_DEFINED || status == Snippet.Status.RECOVERABLE_NOT_DEFINED) recoverable.add(s);
             if (e.exception() != null) {
                 throw new CellFailure(notebook, cell.number(), "evaluation threw " + describe(e.exception()) + "\n  in: " + abbreviate(s.source()));
             }

@@ -125,6 +125,7 @@ class NotebooksTest {
         // an undefined name, and a class that uses one
         assertTrue(failure("undefinedMethod(1);").getMessage().contains("cannot find symbol"));
         assertTrue(failure("class A { B b; }").getMessage().contains("undefined"));
+        assertTrue(failure("int f() { return g(); }", "f()").getMessage().contains("undefined method g()"));
         // a syntax error, and a cell that never ends
         assertEquals(2, failure("int x = ;").cell);
         assertTrue(failure("void f() {").getMessage().contains("incomplete"));
@@ -140,13 +141,15 @@ class NotebooksTest {
                 "// skip-test\nthrow new IllegalStateException(\"must be skipped\");",
                 "// skip-if-missing: org.structlr.data.Dataset\nint n = org.structlr.data.Dataset.class.getSimpleName().length();",
                 "import java.util.*;\nList<Integer> xs = new ArrayList<>();\nfor (int i = 0; i < n; i++) xs.add(i)",
-                "int total = xs.stream().mapToInt(Integer::intValue).sum();");
+                "int total = xs.stream().mapToInt(Integer::intValue).sum();",
+                "int twice() { return once() * 2; }\nint once() { return total; }\nint both = twice();");
         try (NotebookRunner r = new NotebookRunner("fine.ipynb")) {
             List<String> skipped = r.runAll(cells);
             assertEquals(3, skipped.size(), skipped.toString());
             assertTrue(skipped.get(1).contains("org.structlr.NoSuchClass"), skipped.toString());
             assertEquals("21", r.valueOf("total"));   // 0 + 1 + ... + 6 ("Dataset" has 7 letters)
             assertNotNull(r.valueOf("xs"));
+            assertEquals("42", r.valueOf("both"));   // a forward reference inside one cell resolves
         }
     }
 
