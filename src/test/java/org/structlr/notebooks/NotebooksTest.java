@@ -102,15 +102,23 @@ class NotebooksTest {
         return NotebookRunner.cells(nb);
     }
 
-    private static NotebookRunner.CellFailure failure(String... codeCells) throws IOException {
+    /** One JShell for all the broken notebooks (a fresh one per case costs a second each). */
+    private NotebookRunner shared;
+
+    private NotebookRunner.CellFailure failure(String... codeCells) throws IOException {
         List<NotebookRunner.Cell> cells = fake(codeCells);
-        try (NotebookRunner r = new NotebookRunner("broken.ipynb")) {
-            return assertThrows(NotebookRunner.CellFailure.class, () -> r.runAll(cells));
-        }
+        return assertThrows(NotebookRunner.CellFailure.class, () -> shared.runAll(cells));
     }
 
     @Test
     void brokenCellsAreReported() throws IOException {
+        try (NotebookRunner r = new NotebookRunner("broken.ipynb")) {
+            shared = r;
+            brokenCases();
+        }
+    }
+
+    private void brokenCases() throws IOException {
         // a type error in the third cell (cells count from 1, the markdown cell included)
         NotebookRunner.CellFailure f = failure("int a = 1;", "String s = \"x\";\nint b = s;");
         assertEquals(3, f.cell);
