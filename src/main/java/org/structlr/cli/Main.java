@@ -9,6 +9,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "structlr", mixinStandardHelpOptions = true, version = "structlr 0.1.0",
         description = "Structured learning via logistic regression: CRFs with any logistic-loss function class.",
+        footer = {"", "Exit codes: 0 success, 2 bad usage or bad input (one line naming the file and the problem), 1 failure.",
+                "Run 'structlr COMMAND --help' for a command's options and defaults."},
         subcommands = {TrainCommand.class, EvaluateCommand.class, PredictCommand.class, DemoCommand.class, ExperimentCommand.class,
                 ExportCommand.class, HorsesDataCommand.class, InferCommand.class, BenchCommand.class})
 public final class Main implements Runnable {
