@@ -1,0 +1,35 @@
+package org.structlr.model;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.structlr.data.Dataset;
+import org.structlr.data.DenoisingGenerator;
+import org.structlr.learn.Training;
+
+/** The ready-made models under models/ load as shipped and reach the test error their cards state. */
+class ModelsTest {
+    static final Path MODELS = Path.of("models");
+
+    @Test
+    void denoisingModelReachesItsStatedTestError() throws Exception {
+        Path dir = MODELS.resolve("denoise-boost");
+        JsonNode card = new ObjectMapper().readTree(dir.resolve("card.json").toFile());
+        assertTrue(Files.isRegularFile(dir.resolve("MODEL_CARD.md")), "model card missing");
+        JsonNode d = card.path("data");
+        Dataset data = new DenoisingGenerator().generate(d.path("train").asInt(), d.path("test").asInt(),
+                d.path("height").asInt(), d.path("width").asInt(), d.path("seed").asLong());
+        CrfModel model = CrfModel.load(dir);
+        assertEquals(model.provenance().get("dataHash"), Training.dataHash(data), "regenerated data differ from the training data");
+        ExampleBatch test = new ExampleBatch(data.test(), model.numLabels(), model.pairTypes());
+        JsonNode ev = card.path("evaluate");
+        Predictor.Prediction p = Predictor.predict(model, test,
+                Predictor.defaultStop(test, ev.path("iterations").asInt(), ev.path("tolerance").asDouble()));
+        assertEquals(card.path("test_error").asDouble(), test.error(p.labels()), 5e-5);
+    }
+}
