@@ -27,6 +27,7 @@ public final class AtomicFiles {
             try (OutputStream out = Files.newOutputStream(tmp)) {
                 body.write(out);
             }
+            readableByAll(tmp, false);
             Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } finally {
             Files.deleteIfExists(tmp);
@@ -45,6 +46,7 @@ public final class AtomicFiles {
         Path tmp = Files.createTempDirectory(parent, "." + abs.getFileName() + ".tmp-");
         try {
             body.write(tmp);
+            readableByAll(tmp, true);
             if (Files.exists(abs)) {
                 if (!isOurs.test(abs)) throw new BadInputException(abs, "exists and was not written by structlr; not replacing it");
                 Path old = Files.createTempDirectory(parent, "." + abs.getFileName() + ".old-");
@@ -58,6 +60,15 @@ public final class AtomicFiles {
         } finally {
             if (Files.exists(tmp)) deleteTree(tmp);
         }
+    }
+
+    /**
+     * Temporary files and folders are created private (0600 / 0700); a finished output gets the
+     * usual 0644 / 0755 so that other users and tools can read it. No-op where POSIX modes do not exist.
+     */
+    static void readableByAll(Path p, boolean folder) throws IOException {
+        if (!Files.getFileStore(p).supportsFileAttributeView(java.nio.file.attribute.PosixFileAttributeView.class)) return;
+        Files.setPosixFilePermissions(p, java.nio.file.attribute.PosixFilePermissions.fromString(folder ? "rwxr-xr-x" : "rw-r--r--"));
     }
 
     @FunctionalInterface

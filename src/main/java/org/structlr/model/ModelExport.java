@@ -87,7 +87,6 @@ public final class ModelExport {
     public static void export(CrfModel model, Path dir, Graph graph) throws IOException {
         boolean grid = resolveGrid(model, graph);
         AtomicFiles.replaceFolder(dir, tmp -> {
-            readableByAll(tmp);   // an export is meant to be shared (the temporary folder starts as rwx------)
             ObjectNode m = JSON.createObjectNode();
             m.put("format", FORMAT);
             m.put("version", VERSION);
@@ -111,14 +110,6 @@ public final class ModelExport {
             m.set("provenance", JSON.valueToTree(model.provenance()));
             JSON.writeValue(tmp.resolve(MANIFEST).toFile(), m);
         }, ModelExport::isExport);
-    }
-
-    private static void readableByAll(Path dir) {
-        try {
-            Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
-        } catch (UnsupportedOperationException | IOException e) {
-            // not a POSIX file system, or not allowed: keep what the temporary folder has
-        }
     }
 
     /** Whether {@code dir} holds an export written by this class (the only kind it replaces). */
