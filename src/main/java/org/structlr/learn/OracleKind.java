@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 import org.structlr.oracle.BoostOracle;
+import org.structlr.oracle.CnnOracle;
 import org.structlr.oracle.ConstantOracle;
 import org.structlr.oracle.LinearOracle;
 import org.structlr.oracle.MlpOracle;
@@ -12,7 +13,7 @@ import org.structlr.oracle.ZeroOracle;
 
 /** The function classes a factor type can learn, by the names the CLI uses. */
 public enum OracleKind {
-    ZERO, CONST, LINEAR, MLP, BOOST;
+    ZERO, CONST, LINEAR, MLP, BOOST, CNN;
 
     public String cliName() {
         return name().toLowerCase(Locale.ROOT);
@@ -22,6 +23,9 @@ public enum OracleKind {
      * A fresh oracle; the MLP takes the paper's step size for unary (0.25) or pairwise (0.05) types.
      * {@code seed} fixes every random choice the oracle makes (the MLP's initial weights and
      * shuffling, XGBoost's seed); the linear and constant oracles make none.
+     *
+     * @throws IllegalArgumentException for CNN with {@code unary = false}: the convolutional class reads
+     *         k x k RGB patches, which edge features are not
      */
     public Oracle create(boolean unary, long seed, int threads) {
         switch (this) {
@@ -30,6 +34,9 @@ public enum OracleKind {
             case LINEAR: return new LinearOracle();
             case MLP: return (unary ? MlpOracle.unary() : MlpOracle.pairwise()).withSeed(seed);
             case BOOST: return new BoostOracle(Math.max(1, threads), seed);
+            case CNN:
+                if (!unary) throw new IllegalArgumentException("cnn is a unary function class for patch features");
+                return CnnOracle.unary().withSeed(seed);
             default: throw new AssertionError(this);
         }
     }

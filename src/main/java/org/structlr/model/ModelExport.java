@@ -30,6 +30,7 @@ import org.nd4j.linalg.learning.config.NoOp;
 import org.nd4j.linalg.lossfunctions.impl.LossMSE;
 import org.structlr.data.AtomicFiles;
 import org.structlr.oracle.BoostScore;
+import org.structlr.oracle.CnnScore;
 import org.structlr.oracle.ConstantScore;
 import org.structlr.oracle.LinearScore;
 import org.structlr.oracle.MlpScore;
@@ -227,7 +228,7 @@ public final class ModelExport {
     }
 
     /**
-     * The function as a MultiLayerNetwork of DL4J's own classes. Linear and MLP: the same layers and
+     * The function as a MultiLayerNetwork of DL4J's own classes. Linear, MLP and CNN: the same layers (and input preprocessors) and
      * parameters, the output layer's loss replaced by {@link LossMSE}; zero and constant: one
      * IDENTITY OutputLayer, W = 0 [in, C], bias = the constants.
      */
@@ -251,6 +252,8 @@ public final class ModelExport {
             src = ls.networkCopy();
         } else if (f instanceof MlpScore ms) {
             src = ms.networkCopy();
+        } else if (f instanceof CnnScore cs) {
+            src = cs.networkCopy();
         } else {
             throw new IllegalArgumentException("cannot export a '" + f.kind() + "' function as a DL4J network");
         }

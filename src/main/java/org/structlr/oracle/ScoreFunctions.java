@@ -16,7 +16,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * <pre>
  *   score-function.json   {"format": 1, "kind": "linear", "numClasses": 3, "numFeatures": 2, ...kind fields}
  * </pre>
- * beside the kind's own files (a DL4J ModelSerializer zip for linear and mlp, an XGBoost model
+ * beside the kind's own files (a DL4J ModelSerializer zip for linear, mlp and cnn, an XGBoost model
  * for boost; zero and constant need nothing else).
  */
 public final class ScoreFunctions {
@@ -43,6 +43,8 @@ public final class ScoreFunctions {
                 return MlpScore.load(dir, meta);
             case BoostScore.KIND:
                 return BoostScore.load(dir, meta);
+            case CnnScore.KIND:
+                return CnnScore.load(dir, meta);
             default:
                 throw new IOException(dir.resolve(META_FILE) + ": unknown score function kind '" + kind + "'");
         }
