@@ -10,11 +10,13 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
 import org.structlr.data.Example;
 import org.structlr.model.CrfModel;
 import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.Oracle;
+import org.structlr.oracle.CnnOracle;
 import org.structlr.oracle.ScoreFunction;
 import org.structlr.oracle.ZeroScore;
 
@@ -23,6 +25,20 @@ public final class Training {
     private Training() {}
 
     public record Outcome(CrfModel model, List<IterationRecord> curve, double fitSeconds, double passingSeconds, double evalSeconds) {}
+
+    /** Refuses, before any work, a function class that cannot read these features. */
+    static void checkApplicable(Dataset data, OracleKind unaryKind, OracleKind pairKind) {
+        if (pairKind == OracleKind.CNN) {
+            throw new BadInputException("--pairwise cnn: cnn is a unary function class for patch features; edge features are not patches");
+        }
+        if (unaryKind == OracleKind.CNN) {
+            try {
+                CnnOracle.patchSide(data.unaryDim());
+            } catch (IllegalArgumentException e) {
+                throw new BadInputException("--unary cnn needs patch features (horses-data --features patch): " + e.getMessage());
+            }
+        }
+    }
 
     /** Pairwise type names: one type, or one per edge_type value. */
     public static List<String> pairTypeNames(int numPairTypes) {
@@ -44,6 +60,7 @@ public final class Training {
      */
     public static Outcome train(Dataset data, OracleKind unaryKind, OracleKind pairKind, LearnSettings settings,
                                 int threads, LearnListener listener, LearnerState from, StateSink sink) {
+        checkApplicable(data, unaryKind, pairKind);
         List<String> types = pairTypeNames(data.numPairTypes());
         int L = data.numLabels();
         ExampleBatch train = new ExampleBatch(data.train(), L, types);

@@ -356,6 +356,14 @@ class TrainPredictCommandTest {
     }
 
     @Test
+    void cnnNeedsPatchFeaturesAndIsUnaryOnly() throws IOException {
+        Path out = tmp.resolve("out");
+        assertUsageError(run(train(data, out, "--pairwise", "cnn")), "--pairwise cnn", "unary");
+        assertUsageError(run(train(data, out, "--unary", "cnn")), "--unary cnn", "patch features");
+        assertEquals(List.of(), list(out));
+    }
+
+    @Test
     void unknownOption() throws IOException {
         Path out = tmp.resolve("out");
         Run r = run(train(data, out, "--frobnicate"));
