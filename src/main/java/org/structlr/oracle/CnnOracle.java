@@ -1,6 +1,5 @@
 package org.structlr.oracle;
 
-import java.util.Random;
 
 import org.deeplearning4j.nn.conf.ConvolutionMode;
 import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
@@ -14,9 +13,6 @@ import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.deeplearning4j.nn.weights.WeightInit;
 import org.nd4j.linalg.activations.Activation;
 import org.nd4j.linalg.api.buffer.DataType;
-import org.nd4j.linalg.api.ndarray.INDArray;
-import org.nd4j.linalg.factory.Nd4j;
-import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.nd4j.linalg.learning.config.Nesterovs;
 
 /**
@@ -169,26 +165,7 @@ public final class CnnOracle implements Oracle {
         } else {
             throw new IllegalArgumentException("cnn oracle: cannot continue from a " + previous.kind() + " function");
         }
-        DataType dt = net.params().dataType();
-        INDArray x = p.features().castTo(dt);
-        INDArray labels = p.lossLabels().castTo(dt);
-        int n = p.numRows();
-        Random rng = new Random(seed * 1_000_003L + fits);
-        int[] perm = new int[n];
-        for (int i = 0; i < n; i++) perm[i] = i;
-        for (int epoch = 0; epoch < epochsPerFit; epoch++) {
-            for (int i = n - 1; i > 0; i--) {
-                int j = rng.nextInt(i + 1);
-                int t = perm[i]; perm[i] = perm[j]; perm[j] = t;
-            }
-            INDArray xs = Nd4j.pullRows(x, 1, perm);
-            INDArray ls = Nd4j.pullRows(labels, 1, perm);
-            for (int start = 0; start < n; start += batchSize) {
-                int end = Math.min(n, start + batchSize);
-                net.fit(xs.get(NDArrayIndex.interval(start, end), NDArrayIndex.all()),
-                        ls.get(NDArrayIndex.interval(start, end), NDArrayIndex.all()));
-            }
-        }
+        Nets.trainMinibatches(net, p, seed * 1_000_003L + fits, epochsPerFit, batchSize);
         return new CnnScore(net, fits + 1);
     }
 
