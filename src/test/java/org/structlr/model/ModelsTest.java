@@ -2,12 +2,17 @@ package org.structlr.model;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
+
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.structlr.features.HorseLoader;
+import org.structlr.features.ImageFeatures;
 import org.structlr.data.Dataset;
 import org.structlr.data.DenoisingGenerator;
 import org.structlr.learn.Training;
@@ -15,6 +20,27 @@ import org.structlr.learn.Training;
 /** The ready-made models under models/ load as shipped and reach the test error their cards state. */
 class ModelsTest {
     static final Path MODELS = Path.of("models");
+
+    /** The horses model: its test images are read from ../shared (CI=true fails when they are missing). */
+    @Test
+    void horsesModelReachesItsStatedTestError() throws Exception {
+        Path dir = MODELS.resolve("horses");
+        JsonNode card = new ObjectMapper().readTree(dir.resolve("card.json").toFile());
+        assertTrue(Files.isRegularFile(dir.resolve("MODEL_CARD.md")), "model card missing");
+        Path db = HorseLoader.DEFAULT_DB;
+        if (!Files.isDirectory(db)) {
+            if ("true".equals(System.getenv("CI"))) fail("the horse data set is missing at " + db.toAbsolutePath() + " (CI=true)");
+            Assumptions.abort("no horse data set at " + db.toAbsolutePath());
+        }
+        JsonNode d = card.path("data");
+        Dataset data = new HorseLoader(db, d.path("height").asInt(), d.path("width").asInt()).dataset(new ImageFeatures());
+        CrfModel model = CrfModel.load(dir);
+        ExampleBatch test = new ExampleBatch(data.test(), model.numLabels(), model.pairTypes());
+        JsonNode ev = card.path("evaluate");
+        Predictor.Prediction p = Predictor.predict(model, test,
+                Predictor.defaultStop(test, ev.path("iterations").asInt(), ev.path("tolerance").asDouble()));
+        assertEquals(card.path("test_error").asDouble(), test.error(p.labels()), 5e-5);
+    }
 
     @Test
     void denoisingModelReachesItsStatedTestError() throws Exception {
