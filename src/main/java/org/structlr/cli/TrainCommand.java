@@ -104,6 +104,7 @@ final class TrainCommand implements Callable<Integer> {
         }
         int threads = common.apply();
         Dataset ds = Dataset.load(data);
+        Training.checkApplicable(ds, unary, pairwise);
         String hash = Training.dataHash(ds);
         if (from != null && !hash.equals(from.dataHash())) {
             throw new BadInputException(data, "is not the data set the checkpoint " + resume + " was trained on (data hash "

@@ -27,7 +27,7 @@ public final class Training {
     public record Outcome(CrfModel model, List<IterationRecord> curve, double fitSeconds, double passingSeconds, double evalSeconds) {}
 
     /** Refuses, before any work, a function class that cannot read these features. */
-    static void checkApplicable(Dataset data, OracleKind unaryKind, OracleKind pairKind) {
+    public static void checkApplicable(Dataset data, OracleKind unaryKind, OracleKind pairKind) {
         if (pairKind == OracleKind.CNN) {
             throw new BadInputException("--pairwise cnn: cnn is a unary function class for patch features; edge features are not patches");
         }
