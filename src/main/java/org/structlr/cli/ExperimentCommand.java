@@ -59,18 +59,8 @@ final class ExperimentCommand implements Runnable {
         @Option(names = "--iterations", defaultValue = "50", description = "Learning iterations per pair (default: ${DEFAULT-VALUE}).")
         int iterations;
 
-        @Option(names = "--eps", defaultValue = "0.1", description = "Entropy smoothing eps (default: ${DEFAULT-VALUE}).")
-        double eps;
-
-        @Option(names = "--sweeps", defaultValue = "25", description = "Message-passing sweeps after each oracle fit (default: ${DEFAULT-VALUE}).")
-        int sweeps;
-
-        @Option(names = "--eval-sweeps", defaultValue = "50",
-                description = "Warm-started prediction sweeps per iteration for the train/test errors (default: ${DEFAULT-VALUE}).")
-        int evalSweeps;
-
-        @Option(names = "--seed", defaultValue = "1", description = "Seed of the data (denoise) and of learning (default: ${DEFAULT-VALUE}).")
-        long seed;
+        @Mixin
+        LearningOptions learning;
 
         @Option(names = "--out", paramLabel = "DIR", description = "Output folder (default: runs/experiment-<data set>[-table]).")
         Path out;
@@ -82,7 +72,7 @@ final class ExperimentCommand implements Runnable {
             if (table && kinds.stream().distinct().count() != kinds.size()) {
                 throw new BadInputException("option '--kinds' repeats a function class: " + kinds);
             }
-            return CliChecks.settings(iterations, eps, sweeps, evalSweeps, seed);
+            return learning.settings(iterations);
         }
 
         Path out(String dataName) {
@@ -119,7 +109,7 @@ final class ExperimentCommand implements Runnable {
             if (nTrain < 1 || nTest < 1 || size < 2) throw new BadInputException("--train and --test must be >= 1 and --size >= 2");
             Path out = opts.out("denoise");
             int threads = common.apply();
-            Dataset data = new DenoisingGenerator().generate(nTrain, nTest, size, size, opts.seed);
+            Dataset data = new DenoisingGenerator().generate(nTrain, nTest, size, size, opts.learning.seed);
             if (!common.quiet) System.err.printf("generated %d train and %d test images of %dx%d%n", nTrain, nTest, size, size);
             return ExperimentCommand.run(new Experiment("denoise", data, settings, threads), opts, out, common.quiet, spec);
         }

@@ -39,18 +39,8 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--iterations", defaultValue = "100", description = "Learning iterations (default: ${DEFAULT-VALUE}).")
     int iterations;
 
-    @Option(names = "--eps", defaultValue = "0.1", description = "Entropy smoothing eps (default: ${DEFAULT-VALUE}).")
-    double eps;
-
-    @Option(names = "--sweeps", defaultValue = "25", description = "Message-passing sweeps after each oracle fit (default: ${DEFAULT-VALUE}).")
-    int sweeps;
-
-    @Option(names = "--eval-sweeps", defaultValue = "50",
-            description = "Warm-started prediction sweeps per iteration to report train/test error; 0 = no errors (default: ${DEFAULT-VALUE}).")
-    int evalSweeps;
-
-    @Option(names = "--seed", defaultValue = "1", description = "Random seed (default: ${DEFAULT-VALUE}).")
-    long seed;
+    @Mixin
+    LearningOptions learning;
 
     @Option(names = "--output", paramLabel = "MODEL", description = "Folder to save the trained model in.")
     Path output;
@@ -87,7 +77,7 @@ final class TrainCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Checkpoint from = resume == null ? null : Checkpoint.load(resume);
         if (from != null) adoptCheckpoint(from);
-        LearnSettings settings = CliChecks.settings(iterations, eps, sweeps, evalSweeps, seed);
+        LearnSettings settings = learning.settings(iterations);
         if (from != null && iterations < from.state().iteration()) {
             throw new BadInputException("option '--iterations' is " + iterations + " but the checkpoint is already at iteration " + from.state().iteration());
         }
@@ -132,10 +122,10 @@ final class TrainCommand implements Callable<Integer> {
         LearnSettings s = cp.settings();
         unary = agree("--unary", unary, cp.unaryKind());
         pairwise = agree("--pairwise", pairwise, cp.pairKind());
-        eps = agree("--eps", eps, s.eps());
-        sweeps = agree("--sweeps", sweeps, s.sweepsPerFit());
-        evalSweeps = agree("--eval-sweeps", evalSweeps, s.evalSweeps());
-        seed = agree("--seed", seed, s.seed());
+        learning.eps = agree("--eps", learning.eps, s.eps());
+        learning.sweeps = agree("--sweeps", learning.sweeps, s.sweepsPerFit());
+        learning.evalSweeps = agree("--eval-sweeps", learning.evalSweeps, s.evalSweeps());
+        learning.seed = agree("--seed", learning.seed, s.seed());
         if (!isGiven("--threads")) common.threads = cp.threads();
         if (!isGiven("--iterations")) iterations = s.iterations();
     }
