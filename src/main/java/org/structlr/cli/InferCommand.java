@@ -100,7 +100,7 @@ final class InferCommand implements Callable<Integer> {
         Map<String, Object> json = new LinkedHashMap<>();
         try (MessagePassing mp = newEngine(engine, g, eps)) {
             mp.setPotentials(model.unary(DataType.DOUBLE), model.pairwise(DataType.DOUBLE));
-            InferenceResult r = run(mp, new StopRule(iterations, tolerance, CHECK_EVERY));
+            InferenceResult r = mp.run(new StopRule(iterations, tolerance, CHECK_EVERY));
             double[][] beliefs = mp.unaryBeliefs().castTo(DataType.DOUBLE).toDoubleMatrix();
             int[] labels = mp.decode();
             double[][] marginals = new double[g.numVariables()][];
@@ -136,23 +136,6 @@ final class InferCommand implements Callable<Integer> {
         return Main.EXIT_OK;
     }
 
-    /**
-     * Like {@link MessagePassing#run}, but stops on the absolute gap. Away from the optimum the
-     * beliefs are not locally consistent and the "primal" at them can exceed the dual: the gap is
-     * sum over edge ends of lambda . (marginal of b_a - b_i), which may be negative. A negative gap
-     * larger than the tolerance is not convergence.
-     */
-    static InferenceResult run(MessagePassing mp, StopRule stop) {
-        int done = 0;
-        while (done < stop.maxIterations()) {
-            int k = Math.min(stop.checkEvery(), stop.maxIterations() - done);
-            mp.iterate(k);
-            done += k;
-            if (stop.gapTolerance() > 0 && Math.abs(mp.gap()) <= stop.gapTolerance()) break;
-        }
-        double d = mp.dual(), p = mp.primal();
-        return new InferenceResult(done, d, p, d - p, Math.abs(d - p) <= stop.gapTolerance());
-    }
 
     private static Double finiteOrNull(double v) {
         return Double.isFinite(v) ? v : null;
