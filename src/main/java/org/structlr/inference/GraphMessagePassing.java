@@ -64,7 +64,6 @@ public final class GraphMessagePassing implements MessagePassing {
     private final INDArray slotToEdgeSide;
     /** T_pair: [L*L, E] (scaled, masked), kept for dual/beliefs. */
     private INDArray pairT;
-    private boolean hasPotentials;
 
     private static final class ColourClass {
         int n;
@@ -241,7 +240,6 @@ public final class GraphMessagePassing implements MessagePassing {
         }
         lam.assign(lamInit);
         setPotentials(Nd4j.zeros(dtype, numVars, L), Nd4j.zeros(dtype, numEdges, L * L));
-        hasPotentials = false;
     }
 
     private static INDArray[] rows(INDArray a) {
@@ -291,7 +289,6 @@ public final class GraphMessagePassing implements MessagePassing {
                 for (int r = 0; r < L * L; r++) Nd4jKernels.gather(both.getRow(r), cc.thIdx, cc.thP.getRow(r));
             }
         }
-        hasPotentials = true;
         recomputeU();
     }
 
@@ -488,9 +485,5 @@ public final class GraphMessagePassing implements MessagePassing {
             return s;
         });
         return out.muli(eps).transpose().dup('c');
-    }
-
-    boolean hasPotentials() {
-        return hasPotentials;
     }
 }

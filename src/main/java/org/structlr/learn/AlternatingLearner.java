@@ -8,6 +8,7 @@ import java.util.List;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.structlr.inference.MessagePassing;
 import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.BiasedLogisticProblem;
@@ -79,7 +80,7 @@ public final class AlternatingLearner {
         int numPairTypes = train.numPairTypes();
         int[][] pairLabels = new int[numPairTypes][];
         for (int t = 0; t < numPairTypes; t++) pairLabels[t] = train.pairLabels(t);
-        INDArray truePair = oneHot(jointLabels(train), L * L);                 // [E, L*L]
+        INDArray truePair = oneHot(train.jointLabels(), L * L);                 // [E, L*L]
 
         ScoreFunction unary = from == null ? null : from.unary();
         List<ScoreFunction> pair = from == null ? new ArrayList<>(Collections.nCopies(numPairTypes, null)) : new ArrayList<>(from.pair());
@@ -176,20 +177,9 @@ public final class AlternatingLearner {
     /** [E, L*L]: lambda_{a->i}(y_i) + lambda_{a->j}(y_j) from messages [E, 2, L]. */
     static INDArray pairBias(INDArray messages, int L) {
         long E = messages.size(0);
-        INDArray toI = messages.get(org.nd4j.linalg.indexing.NDArrayIndex.all(), org.nd4j.linalg.indexing.NDArrayIndex.point(0),
-                org.nd4j.linalg.indexing.NDArrayIndex.all()).reshape(E, L, 1);
-        INDArray toJ = messages.get(org.nd4j.linalg.indexing.NDArrayIndex.all(), org.nd4j.linalg.indexing.NDArrayIndex.point(1),
-                org.nd4j.linalg.indexing.NDArrayIndex.all()).reshape(E, 1, L);
+        INDArray toI = messages.get(NDArrayIndex.all(), NDArrayIndex.point(0), NDArrayIndex.all()).reshape(E, L, 1);
+        INDArray toJ = messages.get(NDArrayIndex.all(), NDArrayIndex.point(1), NDArrayIndex.all()).reshape(E, 1, L);
         return toI.broadcast(E, L, L).add(toJ.broadcast(E, L, L)).reshape(E, (long) L * L);
-    }
-
-    private static int[] jointLabels(ExampleBatch b) {
-        int[] y = b.labels();
-        int L = b.numLabels();
-        int E = b.graph().numEdges();
-        int[] out = new int[E];
-        for (int e = 0; e < E; e++) out[e] = y[b.graph().edgeFrom(e)] * L + y[b.graph().edgeTo(e)];
-        return out;
     }
 
     static INDArray oneHot(int[] labels, int classes) {

@@ -94,11 +94,18 @@ public final class ExampleBatch {
     public int variableOffset(int example) { return varOffset[example]; }
     public int edgeOffset(int example) { return edgeOffset[example]; }
 
-    /** The joint label y_i * L + y_j of every edge of one type, from the true labels. */
+    /** The joint label y_i * L + y_j of every edge, from the true labels. */
+    public int[] jointLabels() {
+        int[] out = new int[graph.numEdges()];
+        for (int e = 0; e < out.length; e++) out[e] = labels[graph.edgeFrom(e)] * numLabels + labels[graph.edgeTo(e)];
+        return out;
+    }
+
+    /** The joint labels of the edges of one type, in the type's edge order. */
     public int[] pairLabels(int type) {
-        int[] ed = edgesOfType[type];
+        int[] all = jointLabels(), ed = edgesOfType[type];
         int[] out = new int[ed.length];
-        for (int k = 0; k < ed.length; k++) out[k] = labels[graph.edgeFrom(ed[k])] * numLabels + labels[graph.edgeTo(ed[k])];
+        for (int k = 0; k < ed.length; k++) out[k] = all[ed[k]];
         return out;
     }
 

@@ -30,10 +30,8 @@ import org.nd4j.linalg.learning.config.NoOp;
 import org.nd4j.linalg.lossfunctions.impl.LossMSE;
 import org.structlr.data.AtomicFiles;
 import org.structlr.oracle.BoostScore;
-import org.structlr.oracle.CnnScore;
 import org.structlr.oracle.ConstantScore;
-import org.structlr.oracle.LinearScore;
-import org.structlr.oracle.MlpScore;
+import org.structlr.oracle.NetworkScore;
 import org.structlr.oracle.ScoreFunction;
 import org.structlr.oracle.ZeroScore;
 
@@ -247,16 +245,10 @@ public final class ModelExport {
             net.getLayer(0).setParam("b", Nd4j.create(b, new long[]{1, b.length}, DataType.DOUBLE));
             return net;
         }
-        MultiLayerNetwork src;
-        if (f instanceof LinearScore ls) {
-            src = ls.networkCopy();
-        } else if (f instanceof MlpScore ms) {
-            src = ms.networkCopy();
-        } else if (f instanceof CnnScore cs) {
-            src = cs.networkCopy();
-        } else {
+        if (!(f instanceof NetworkScore ns)) {
             throw new IllegalArgumentException("cannot export a '" + f.kind() + "' function as a DL4J network");
         }
+        MultiLayerNetwork src = ns.networkCopy();
         MultiLayerConfiguration conf = src.getLayerWiseConfigurations().clone();
         Layer out = conf.getConf(conf.getConfs().size() - 1).getLayer();
         if (!(out instanceof BaseOutputLayer ol)) {

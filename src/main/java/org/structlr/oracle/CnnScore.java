@@ -11,7 +11,6 @@ import org.deeplearning4j.nn.conf.layers.Layer;
 import org.deeplearning4j.nn.conf.layers.SubsamplingLayer;
 import org.deeplearning4j.nn.conf.preprocessor.FeedForwardToCnnPreProcessor;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
-import org.nd4j.linalg.api.ndarray.INDArray;
 
 /**
  * g(phi, .) for a k x k RGB patch phi (a flat row of width 3 k^2, channel-major) by a small
@@ -20,55 +19,30 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * layer with {@link BiasedSoftmaxLoss}. Saved with ModelSerializer including the updater state, so a
  * loaded function continues exactly; {@code fits} counts the oracle calls that produced it.
  */
-public final class CnnScore implements ScoreFunction {
+public final class CnnScore extends NetworkScore {
 
     static final String KIND = "cnn";
-    private final MultiLayerNetwork net;
     private final int patchSide;
-    private final int numClasses;
-    private final int fits;
 
     CnnScore(MultiLayerNetwork net, int fits) {
-        this.net = net;
-        this.fits = fits;
+        super(net, 3 * patchSide(net) * patchSide(net), fits);
+        this.patchSide = patchSide(net);
+    }
+
+    /** k of the flat k x k x 3 patch the network reads (its first preprocessor). */
+    private static int patchSide(MultiLayerNetwork net) {
         InputPreProcessor pre = net.getLayerWiseConfigurations().getInputPreProcess(0);
         if (!(pre instanceof FeedForwardToCnnPreProcessor ff) || ff.getNumChannels() != 3
                 || ff.getInputHeight() != ff.getInputWidth()) {
             throw new IllegalArgumentException("cnn score: the network does not read a flat k x k x 3 patch (first preprocessor "
                     + pre + ")");
         }
-        this.patchSide = (int) ff.getInputHeight();
-        this.numClasses = (int) net.getLayer(net.getnLayers() - 1).getParam("W").size(1);
-    }
-
-    int fits() {
-        return fits;
+        return (int) ff.getInputHeight();
     }
 
     /** The patch side k (the features are 3 k^2 wide). */
     public int patchSide() {
         return patchSide;
-    }
-
-    /** A private copy of the network (with structlr's loss on its output layer); used by the oracle and by export. */
-    public MultiLayerNetwork networkCopy() {
-        return Nets.copy(net);
-    }
-
-    @Override
-    public INDArray scores(INDArray features) {
-        ScoreFunctions.checkFeatures(features, numFeatures(), "cnn score");
-        return Nets.output(net, features);
-    }
-
-    @Override
-    public int numClasses() {
-        return numClasses;
-    }
-
-    @Override
-    public int numFeatures() {
-        return 3 * patchSide * patchSide;
     }
 
     @Override
@@ -101,16 +75,12 @@ public final class CnnScore implements ScoreFunction {
     @Override
     public String describe() {
         return "cnn: " + patchSide + "x" + patchSide + "x3 patch -> " + layers() + ", " + net.numParams() + " parameters, "
-                + fits + " fits, " + net.params().dataType();
+                + fits() + " fits, " + net.params().dataType();
     }
 
     @Override
-    public void save(Path dir) throws IOException {
-        Nets.save(net, dir);
-        ObjectNode meta = ScoreFunctions.meta(this);
-        meta.put("fits", fits);
+    void addMeta(ObjectNode meta) {
         meta.put("patchSide", patchSide);
-        ScoreFunctions.writeMeta(dir, meta);
     }
 
     static CnnScore load(Path dir, JsonNode meta) throws IOException {
@@ -120,14 +90,7 @@ public final class CnnScore implements ScoreFunction {
         } catch (IllegalArgumentException e) {
             throw new IOException(dir + ": " + e.getMessage(), e);
         }
-        if (s.numClasses != meta.path("numClasses").asInt() || s.numFeatures() != meta.path("numFeatures").asInt()) {
-            throw new IOException(dir + ": network shape does not match " + ScoreFunctions.META_FILE);
-        }
-        return s;
+        return checkShape(s, dir, meta);
     }
 
-    @Override
-    public String toString() {
-        return describe();
-    }
 }

@@ -13,18 +13,12 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * so that {@link LinearOracle} can continue it; saved with ModelSerializer. The oracle hands out a
  * private copy, never a network it trains further.
  */
-public final class LinearScore implements ScoreFunction {
+public final class LinearScore extends NetworkScore {
 
     static final String KIND = "linear";
-    private final MultiLayerNetwork net;
-    private final int numFeatures;
-    private final int numClasses;
 
     LinearScore(MultiLayerNetwork net) {
-        this.net = net;
-        INDArray w = net.getLayer(0).getParam("W");
-        this.numFeatures = (int) w.size(0);
-        this.numClasses = (int) w.size(1);
+        super(net, (int) net.getLayer(0).getParam("W").size(0), 0);
     }
 
     /** W as {@code [D, C]} (DL4J layout: g = X . W), a copy. */
@@ -34,27 +28,6 @@ public final class LinearScore implements ScoreFunction {
         }
     }
 
-    /** A private copy of the network (with structlr's loss on its output layer); used by the oracle and by export. */
-    public MultiLayerNetwork networkCopy() {
-        return Nets.copy(net);
-    }
-
-    @Override
-    public INDArray scores(INDArray features) {
-        ScoreFunctions.checkFeatures(features, numFeatures, "linear score");
-        return Nets.output(net, features);
-    }
-
-    @Override
-    public int numClasses() {
-        return numClasses;
-    }
-
-    @Override
-    public int numFeatures() {
-        return numFeatures;
-    }
-
     @Override
     public String kind() {
         return KIND;
@@ -62,25 +35,11 @@ public final class LinearScore implements ScoreFunction {
 
     @Override
     public String describe() {
-        return "linear: g = W phi, W [" + numFeatures + " x " + numClasses + "], " + net.params().dataType();
-    }
-
-    @Override
-    public void save(Path dir) throws IOException {
-        Nets.save(net, dir);
-        ScoreFunctions.writeMeta(dir, ScoreFunctions.meta(this));
+        return "linear: g = W phi, W [" + numFeatures() + " x " + numClasses() + "], " + net.params().dataType();
     }
 
     static LinearScore load(Path dir, JsonNode meta) throws IOException {
-        LinearScore s = new LinearScore(Nets.load(dir));
-        if (s.numClasses != meta.path("numClasses").asInt() || s.numFeatures != meta.path("numFeatures").asInt()) {
-            throw new IOException(dir + ": network shape does not match " + ScoreFunctions.META_FILE);
-        }
-        return s;
+        return checkShape(new LinearScore(Nets.load(dir)), dir, meta);
     }
 
-    @Override
-    public String toString() {
-        return describe();
-    }
 }
