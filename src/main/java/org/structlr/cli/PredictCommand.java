@@ -74,22 +74,25 @@ final class PredictCommand implements Callable<Integer> {
                     + "and 'shape' per image to this .npz file (a folder of <name>.npz when --input is a folder).")
     Path probabilities;
 
-    @Option(names = "--features", defaultValue = "handmade", paramLabel = "KIND",
+    // The four image options default to the model's image recipe (recorded at training from the data
+    // set's horses-data.json), else to horses-data's defaults: see resolveRecipe.
+    @Option(names = "--features", paramLabel = "KIND",
             description = "Images only: the unary features the model was trained on, handmade (42) or patch (3 k^2), "
-                    + "as in horses-data (default: ${DEFAULT-VALUE}).")
+                    + "as in horses-data (default: the model's image recipe, else handmade).")
     String features;
 
-    @Option(names = "--size", defaultValue = HorseLoader.DEFAULT_HEIGHT + "x" + HorseLoader.DEFAULT_WIDTH, paramLabel = "HxW",
-            description = "Images only: the working size the model was trained at, height x width (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--size", paramLabel = "HxW",
+            description = "Images only: the working size the model was trained at, height x width (default: the model's, else "
+                    + HorseLoader.DEFAULT_HEIGHT + "x" + HorseLoader.DEFAULT_WIDTH + ").")
     String size;
 
-    @Option(names = "--cell", defaultValue = "" + ImageFeatures.DEFAULT_CELL, paramLabel = "PX",
-            description = "Images only: HOG cell side of handmade features (default: ${DEFAULT-VALUE}).")
-    int cell;
+    @Option(names = "--cell", paramLabel = "PX",
+            description = "Images only: HOG cell side of handmade features (default: the model's, else " + ImageFeatures.DEFAULT_CELL + ").")
+    Integer cell;
 
-    @Option(names = "--patch", defaultValue = "" + PatchFeatures.DEFAULT_K, paramLabel = "K",
-            description = "Images only: patch side (odd) of patch features (default: ${DEFAULT-VALUE}).")
-    int patch;
+    @Option(names = "--patch", paramLabel = "K",
+            description = "Images only: patch side (odd) of patch features (default: the model's, else " + PatchFeatures.DEFAULT_K + ").")
+    Integer patch;
 
     @Mixin
     PredictionOptions prediction;
@@ -163,11 +166,16 @@ final class PredictCommand implements Callable<Integer> {
     // images
 
     private Integer predictImages(CrfModel m, List<Path> inputs, boolean folder) throws IOException {
+        boolean fromModel = resolveRecipe(m);
         int[] hw = workingSize();
         UnaryFeatures unary = unaryFeatures();
         checkModel(m, unary);
         boolean typedEdges = m.pairTypes().size() == 2;
         checkImageOutputs(inputs, folder);
+        if (!common.quiet) {
+            spec.commandLine().getErr().printf("images: %s at %dx%d%s%n", unary, hw[0], hw[1],
+                    fromModel ? " (the model's image recipe)" : "");
+        }
 
         // Read and check every image before writing anything (only the small working-size copies are kept).
         List<ImageReader.WorkingImage> read = new ArrayList<>();
@@ -220,6 +228,32 @@ final class PredictCommand implements Callable<Integer> {
             Npz.write(probs, arrays);
         }
         return p;
+    }
+
+    /**
+     * Fills every image option not given from the model's image recipe (provenance "images", see
+     * {@link org.structlr.learn.Training#provenance}), else from horses-data's defaults. Returns
+     * whether the model had a recipe.
+     */
+    private boolean resolveRecipe(CrfModel m) {
+        Object r = m.provenance().get("images");
+        Map<?, ?> rec = r instanceof Map<?, ?> map ? map : Map.of();
+        if (features == null) features = rec.get("unary_features") instanceof String f ? f : "handmade";
+        if (size == null) {
+            size = rec.containsKey("height") && rec.containsKey("width")
+                    ? recipeInt(rec, "height", 0) + "x" + recipeInt(rec, "width", 0)
+                    : HorseLoader.DEFAULT_HEIGHT + "x" + HorseLoader.DEFAULT_WIDTH;
+        }
+        if (cell == null) cell = recipeInt(rec, "cell", ImageFeatures.DEFAULT_CELL);
+        if (patch == null) patch = recipeInt(rec, "patch", PatchFeatures.DEFAULT_K);
+        return !rec.isEmpty();
+    }
+
+    private int recipeInt(Map<?, ?> rec, String key, int fallback) {
+        Object v = rec.get(key);
+        if (v == null) return fallback;
+        if (!(v instanceof Number n)) throw new BadInputException(model, "model.json: image recipe '" + key + "' is not a number: " + v);
+        return n.intValue();
     }
 
     private int[] workingSize() {

@@ -3,7 +3,9 @@ package org.structlr.data;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -19,6 +21,14 @@ import java.util.Optional;
  * largest training label (DESIGN §4).
  */
 public final class Dataset {
+    /**
+     * The optional JSON file beside train/ and test/ that says how the examples were made from
+     * images (written by {@code horses-data}: working size, feature kind, HOG cell or patch side).
+     * Training copies its image recipe into the model so that {@code predict} featurises new images
+     * the same way without being told.
+     */
+    public static final String INFO_FILE = "horses-data.json";
+
     private final List<Example> train;
     private final List<Example> test;
     private final List<Example> val;
@@ -122,6 +132,25 @@ public final class Dataset {
             case "test": return test;
             case "val": return val;
             default: throw new IllegalArgumentException("no split '" + name + "': train, test or val");
+        }
+    }
+
+    /**
+     * The contents of {@link #INFO_FILE} in the folder this data set was read from; empty when the
+     * data set was made in memory or the folder has no such file. A file that is not a JSON object
+     * is bad input (named).
+     */
+    @SuppressWarnings("unchecked")
+    public Map<String, Object> info() {
+        if (root == null) return Map.of();
+        Path f = root.resolve(INFO_FILE);
+        if (!java.nio.file.Files.isRegularFile(f)) return Map.of();
+        try {
+            Object o = new com.fasterxml.jackson.databind.ObjectMapper().readValue(f.toFile(), Object.class);
+            if (!(o instanceof Map)) throw new BadInputException(f, "is not a JSON object");
+            return new LinkedHashMap<>((Map<String, Object>) o);
+        } catch (IOException e) {
+            throw new BadInputException(f, "cannot be read as JSON: " + e.getMessage().lines().findFirst().orElse(""));
         }
     }
 

@@ -73,7 +73,7 @@ public final class HorseLoader {
     /** Mask values at or above this are horse. */
     public static final int MASK_THRESHOLD = 128;
     /** The name of the description file written beside train/ and test/. */
-    public static final String INFO_FILE = "horses-data.json";
+    public static final String INFO_FILE = Dataset.INFO_FILE;
 
     private static final Pattern NAME = Pattern.compile("horse(\\d+)\\.(jpg|jpeg|png)", Pattern.CASE_INSENSITIVE);
 
@@ -229,6 +229,8 @@ public final class HorseLoader {
         info.put("unary_features", unary.name());
         info.put("unary_dim", unary.dim());
         info.put("unary_description", unary.toString());
+        if (unary instanceof ImageFeatures f) info.put("cell", f.cell());
+        if (unary instanceof PatchFeatures f) info.put("patch", f.k());
         info.put("pairwise_dim", ImageFeatures.PAIR_DIM);
         info.put("pairwise_description", "1, l2 RGB distance, mean Sobel magnitude of the two pixels (luma, /4)");
         info.put("edge_type", "0 = horizontal, 1 = vertical (Grids.grid order)");

@@ -112,6 +112,9 @@ public final class Training {
         }
     }
 
+    /** Keys of the data set's {@link Dataset#INFO_FILE} copied into the model as its image recipe. */
+    public static final List<String> IMAGE_RECIPE_KEYS = List.of("unary_features", "height", "width", "cell", "patch");
+
     public static Map<String, Object> provenance(Dataset data, long seed) {
         Map<String, Object> p = new LinkedHashMap<>();
         p.put("seed", seed);
@@ -120,6 +123,12 @@ public final class Training {
         p.put("trainExamples", data.train().size());
         p.put("grid", data.all().stream().allMatch(e -> e.shape().isPresent()));
         p.put("testExamples", data.test().size());
+        Map<String, Object> info = data.info();
+        if (info.containsKey("unary_features")) {
+            Map<String, Object> recipe = new LinkedHashMap<>();
+            for (String k : IMAGE_RECIPE_KEYS) if (info.containsKey(k)) recipe.put(k, info.get(k));
+            p.put("images", recipe); // how predict must featurise new images (PredictCommand)
+        }
         p.put("structlr", Training.class.getPackage().getImplementationVersion() == null ? "dev" : Training.class.getPackage().getImplementationVersion());
         p.put("java", System.getProperty("java.version"));
         p.put("nd4j", "1.0.0-M2.1");

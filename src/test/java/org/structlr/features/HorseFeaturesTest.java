@@ -434,6 +434,37 @@ class HorseFeaturesTest {
         assertTrue(Files.exists(foreign.resolve("keep.txt")));
     }
 
+    /** A model trained on horses-data output carries its image recipe; predict featurises images by it unasked. */
+    @Test
+    void predictUsesTheImageRecipeTheModelWasTrainedWith() throws IOException {
+        Path db = db(tmp.resolve("db"));
+        for (int n = 1; n <= 2; n++) put(db, n, squareImage(n), squareMask(n));
+        Path data = tmp.resolve("data"), model = tmp.resolve("model");
+        StringWriter so = new StringWriter(), se = new StringWriter();
+        assertEquals(0, Main.execute(new PrintWriter(so), new PrintWriter(se), "horses-data", "--db", db.toString(), "--out", data.toString(),
+                "--size", "8x10", "--features", "patch", "--patch", "3", "--quiet"), se.toString());
+        assertEquals(0, Main.execute(new PrintWriter(so), new PrintWriter(se), "train", "--data", data.toString(), "--output", model.toString(),
+                "--iterations", "1", "--sweeps", "2", "--eval-sweeps", "0", "--quiet"), se.toString());
+        Object recipe = org.structlr.model.CrfModel.load(model).provenance().get("images");
+        assertEquals(java.util.Map.of("unary_features", "patch", "height", 8, "width", 10, "patch", 3), recipe);
+
+        // no image option given: the recipe (27 patch features at 8x10) is used, and said
+        Path mask = tmp.resolve("mask.png");
+        StringWriter err = new StringWriter();
+        int rc = Main.execute(new PrintWriter(so), new PrintWriter(err), "predict", "--model", model.toString(),
+                "--input", db.resolve("rgb/horse001.png").toString(), "--output", mask.toString());
+        assertEquals(0, rc, err.toString());
+        assertTrue(err.toString().contains("patch(3x3") && err.toString().contains("at 8x10 (the model's image recipe)"), err.toString());
+        BufferedImage written = javax.imageio.ImageIO.read(mask.toFile());
+        assertEquals(squareImage(1).getWidth(), written.getWidth());
+        // an explicit option still wins, and a mismatch is refused with a hint
+        StringWriter err2 = new StringWriter();
+        assertEquals(2, Main.execute(new PrintWriter(so), new PrintWriter(err2), "predict", "--model", model.toString(),
+                "--input", db.resolve("rgb/horse001.png").toString(), "--output", tmp.resolve("mask2.png").toString(), "--features", "handmade"));
+        assertTrue(err2.toString().contains("--features patch --patch 3"), err2.toString());
+        assertFalse(Files.exists(tmp.resolve("mask2.png")));
+    }
+
     // ------------------------------------------------------------------ the real data set
 
     /**
