@@ -52,6 +52,10 @@ final class ExperimentCommand implements Runnable {
         @Option(names = "--table", description = "Run every (unary, pairwise) pair of --kinds, one after another (the paper's Table 1).")
         boolean table;
 
+        @Option(names = "--resume", description = "With --table: read back the pairs already finished in --out (pairs/UNARY-PAIRWISE/) "
+                + "instead of training them again; they must come from the same data and settings.")
+        boolean resume;
+
         @Option(names = "--kinds", split = ",", converter = OracleKindConverter.class, paramLabel = "K1,K2,...",
                 defaultValue = "zero,const,linear,boost,mlp", description = "Function classes of --table (default: ${DEFAULT-VALUE}).")
         List<OracleKind> kinds;
@@ -68,6 +72,9 @@ final class ExperimentCommand implements Runnable {
         LearnSettings settings() {
             if (table && (unary != null || pairwise != null)) {
                 throw new BadInputException("--table runs every pair of --kinds: give either --table or --unary/--pairwise, not both");
+            }
+            if (resume && !table) {
+                throw new BadInputException("option '--resume' continues an interrupted --table; a single pair resumes with train --checkpoint/--resume");
             }
             if (table && kinds.stream().distinct().count() != kinds.size()) {
                 throw new BadInputException("option '--kinds' repeats a function class: " + kinds);
@@ -159,7 +166,7 @@ final class ExperimentCommand implements Runnable {
         }
         Experiment.TableResult t;
         try (TableProgress progress = new TableProgress(exp.name() + " table", opts.kinds.size() * opts.kinds.size(), opts.iterations, quiet)) {
-            t = exp.runTable(opts.kinds, out, progress);
+            t = exp.runTable(opts.kinds, out, progress, opts.resume);
         }
         stdout.print(Files.readString(out.resolve("table.md")));
         stdout.println("table.md, test_error.csv, train_error.csv, seconds.csv, results.csv, curves.png, pairs/, best/ written to " + out);
@@ -191,6 +198,12 @@ final class ExperimentCommand implements Runnable {
             if (bar == null) return;
             bar.setExtraMessage(pair + String.format(Locale.ROOT, " it %d test=%.4f", r.iteration(), r.testError()));
             bar.step();
+        }
+
+        @Override
+        public void pairResumed(int index, int total, Experiment.PairResult r) {
+            if (bar != null) bar.stepBy(r.curve().size()); // its iterations were done by the earlier run
+            if (!quiet) System.err.printf(Locale.ROOT, "%n%s: read back from the earlier run%n", r.label());
         }
 
         @Override

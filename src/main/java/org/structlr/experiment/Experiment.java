@@ -1,6 +1,7 @@
 package org.structlr.experiment;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -9,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.structlr.data.AtomicFiles;
+import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
 import org.structlr.data.Example;
 import org.structlr.learn.IterationRecord;
@@ -38,9 +40,10 @@ import org.structlr.viz.PredictionFigure;
  * <p>Files of {@link #runTable}: {@code table.md} (final test error, training error and seconds,
  * rows the unary class, columns the pairwise class), {@code test_error.csv},
  * {@code train_error.csv}, {@code seconds.csv} (same layout), {@code results.csv} (one line per
- * pair), {@code curves.png} (one panel per pair, same layout), {@code pairs/UNARY-PAIRWISE/report.json}
- * (written as soon as that pair is done), and for the pair of lowest final test error
- * {@code best/} holding its model, {@code predictions.png} and {@code functions.png}.
+ * pair), {@code curves.png} (one panel per pair, same layout), {@code pairs/UNARY-PAIRWISE/model/}
+ * and {@code report.json} (written as soon as that pair is done; {@code --resume} reads them
+ * back), and for the pair of lowest final test error {@code best/} holding its model,
+ * {@code predictions.png} and {@code functions.png}.
  */
 public final class Experiment {
     /** Test examples drawn in the prediction figure. */
@@ -58,6 +61,9 @@ public final class Experiment {
         default void pairStarted(int index, int total, OracleKind unary, OracleKind pairwise) {}
 
         default void pairFinished(int index, int total, PairResult result) {}
+
+        /** A pair read back from an earlier run (--resume) instead of trained; pairFinished follows. */
+        default void pairResumed(int index, int total, PairResult result) {}
 
         @Override
         default void onIteration(IterationRecord record, int totalIterations) {}
@@ -119,16 +125,35 @@ public final class Experiment {
 
     /** Trains every (unary, pairwise) pair of {@code kinds}, unary class outer, and writes the table's files into {@code out}. */
     public TableResult runTable(List<OracleKind> kinds, Path out, Listener listener) throws IOException {
+        return runTable(kinds, out, listener, false);
+    }
+
+    /**
+     * As {@link #runTable(List, Path, Listener)}; with {@code resume}, a pair whose folder
+     * {@code pairs/UNARY-PAIRWISE/} already holds a report and a model made from the same data and
+     * settings is read back instead of trained again (a table interrupted after k pairs continues
+     * at pair k + 1). A pair folder made from other data or settings is bad input (named).
+     */
+    public TableResult runTable(List<OracleKind> kinds, Path out, Listener listener, boolean resume) throws IOException {
         if (kinds.isEmpty()) throw new IllegalArgumentException("no function classes");
         if (kinds.stream().distinct().count() != kinds.size()) throw new IllegalArgumentException("function classes repeat: " + kinds);
+        String dataHash = resume ? Training.dataHash(data) : null;
         List<PairResult> done = new ArrayList<>();
         PairResult best = null;
         int total = kinds.size() * kinds.size(), index = 0;
         for (OracleKind u : kinds) {
             for (OracleKind p : kinds) {
+                Path dir = out.resolve("pairs").resolve(u.cliName() + "-" + p.cliName());
                 listener.pairStarted(index, total, u, p);
-                PairResult r = train(u, p, listener);
-                writeReport(r, out.resolve("pairs").resolve(r.name()).resolve("report.json"));
+                PairResult r = resume ? readPair(u, p, dir, dataHash) : null;
+                if (r != null) {
+                    listener.pairResumed(index, total, r);
+                } else {
+                    r = train(u, p, listener);
+                    // each pair's files as soon as it is done: a crash loses at most the pair in progress
+                    r.outcome().model().save(dir.resolve("model"));
+                    writeReport(r, dir.resolve("report.json"));
+                }
                 done.add(r);
                 if (best == null || better(r, best)) best = r;
                 listener.pairFinished(index, total, r);
@@ -143,6 +168,48 @@ public final class Experiment {
         best.outcome().model().save(out.resolve("best").resolve("model"));
         writeFigures(best, out.resolve("best"));
         return table;
+    }
+
+    /**
+     * A finished pair read back from its folder (report.json written last, so its presence means the
+     * model is complete); null when the folder holds no report. Refuses a pair of other settings or data.
+     */
+    private PairResult readPair(OracleKind u, OracleKind p, Path dir, String dataHash) {
+        Path report = dir.resolve("report.json");
+        if (!Files.isRegularFile(report)) return null;
+        CrfModel model = CrfModel.load(dir.resolve("model"));
+        Map<String, Object> want = Training.settingsMap(u, p, settings);
+        if (!sameSettings(want, model.settings())) {
+            throw new BadInputException(dir, "was trained with other settings " + model.settings() + ", not " + want
+                    + ": --resume continues a table with the same settings; use another --out");
+        }
+        if (!dataHash.equals(model.provenance().get("dataHash"))) {
+            throw new BadInputException(dir, "was trained on other data (data hash differs): --resume continues a table on the same data; use another --out");
+        }
+        List<IterationRecord> curve = LearningReport.readCurve(report);
+        double seconds = LearningReport.readExtraNumber(report, "seconds", "total");
+        Map<String, Object> prov = model.provenance();
+        Training.Outcome o = new Training.Outcome(model, curve, num(prov.get("secondsInOracleFits")),
+                num(prov.get("secondsInMessagePassing")), num(prov.get("secondsInEvaluation")));
+        return new PairResult(u, p, o, seconds);
+    }
+
+    /** Settings maps compared by value, numbers as doubles (JSON reads 1 and 1L alike). */
+    private static boolean sameSettings(Map<String, Object> a, Map<String, Object> b) {
+        if (!a.keySet().equals(b.keySet())) return false;
+        for (String k : a.keySet()) {
+            Object x = a.get(k), y = b.get(k);
+            if (x instanceof Number nx && y instanceof Number ny) {
+                if (nx.doubleValue() != ny.doubleValue()) return false;
+            } else if (!String.valueOf(x).equals(String.valueOf(y))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static double num(Object o) {
+        return o instanceof Number n ? n.doubleValue() : Double.NaN;
     }
 
     /** Lower final test error wins (NaN loses); ties keep the earlier pair. */

@@ -1,14 +1,17 @@
 package org.structlr.learn;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.structlr.data.AtomicFiles;
+import org.structlr.data.BadInputException;
 
 /** The learning curve as JSON ({"iterations": [...], "final": {...}}) and CSV. */
 public final class LearningReport {
@@ -42,6 +45,39 @@ public final class LearningReport {
 
     public static void writeJson(Path file, List<IterationRecord> curve, Map<String, Object> extra) throws IOException {
         AtomicFiles.write(file, out -> JSON.writeValue(out, toMap(curve, extra)));
+    }
+
+    /** The curve of a report written by {@link #writeJson} (null numbers read as NaN); bad input names the file. */
+    public static List<IterationRecord> readCurve(Path file) {
+        try {
+            JsonNode root = JSON.readTree(file.toFile());
+            JsonNode its = root.path("iterations");
+            if (!its.isArray()) throw new BadInputException(file, "has no 'iterations' list (not a learning report)");
+            List<IterationRecord> curve = new ArrayList<>();
+            for (JsonNode r : its) {
+                curve.add(new IterationRecord(r.path("iteration").asInt(), number(r, "objective"), number(r, "train_error"),
+                        number(r, "test_error"), number(r, "seconds")));
+            }
+            return curve;
+        } catch (IOException e) {
+            throw new BadInputException(file, "cannot be read as a learning report: " + e.getMessage().lines().findFirst().orElse(""));
+        }
+    }
+
+    /** A number of a report's extra entries, e.g. ("seconds", "total"); NaN when absent. */
+    public static double readExtraNumber(Path file, String... keys) {
+        try {
+            JsonNode n = JSON.readTree(file.toFile());
+            for (String k : keys) n = n.path(k);
+            return n.isNumber() ? n.asDouble() : Double.NaN;
+        } catch (IOException e) {
+            throw new BadInputException(file, "cannot be read as a learning report: " + e.getMessage().lines().findFirst().orElse(""));
+        }
+    }
+
+    private static double number(JsonNode r, String key) {
+        JsonNode v = r.path(key);
+        return v.isNumber() ? v.asDouble() : Double.NaN;
     }
 
     public static void writeCsv(Path file, List<IterationRecord> curve) throws IOException {

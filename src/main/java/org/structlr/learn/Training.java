@@ -80,14 +80,7 @@ public final class Training {
         ScoreFunction unary = r.unary() != null ? r.unary() : new ZeroScore(L);
         List<ScoreFunction> pair = new ArrayList<>();
         for (int t = 0; t < types.size(); t++) pair.add(r.pair().get(t) != null ? r.pair().get(t) : new ZeroScore(L * L));
-        Map<String, Object> s = new LinkedHashMap<>();
-        s.put("unary", unaryKind.cliName());
-        s.put("pairwise", pairKind.cliName());
-        s.put("iterations", settings.iterations());
-        s.put("eps", settings.eps());
-        s.put("sweepsPerFit", settings.sweepsPerFit());
-        s.put("evalSweeps", settings.evalSweeps());
-        s.put("seed", settings.seed());
+        Map<String, Object> s = settingsMap(unaryKind, pairKind, settings);
         Map<String, Object> prov = provenance(data, settings.seed());
         IterationRecord last = r.curve().isEmpty() ? null : r.curve().get(r.curve().size() - 1);
         if (last != null) {
@@ -110,6 +103,19 @@ public final class Training {
                 // a cache that cannot be freed is no reason to lose a trained model
             }
         }
+    }
+
+    /** The settings a model records (model.json "settings"): the two classes and the learning settings. */
+    public static Map<String, Object> settingsMap(OracleKind unaryKind, OracleKind pairKind, LearnSettings settings) {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("unary", unaryKind.cliName());
+        s.put("pairwise", pairKind.cliName());
+        s.put("iterations", settings.iterations());
+        s.put("eps", settings.eps());
+        s.put("sweepsPerFit", settings.sweepsPerFit());
+        s.put("evalSweeps", settings.evalSweeps());
+        s.put("seed", settings.seed());
+        return s;
     }
 
     /** Keys of the data set's {@link Dataset#INFO_FILE} copied into the model as its image recipe. */

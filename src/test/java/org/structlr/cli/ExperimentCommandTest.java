@@ -197,6 +197,42 @@ class ExperimentCommandTest {
         return dir;
     }
 
+    /** An interrupted table (one pair missing) continues with --resume: finished pairs are read, not retrained. */
+    @Test
+    void resumedTableTrainsOnlyTheMissingPairs() throws IOException {
+        assertEquals(0, tableRun.code(), tableRun.err());
+        Path copy = tmp.resolve("table");
+        try (Stream<Path> s = Files.walk(table)) {
+            for (Path p : s.toList()) {
+                Path to = copy.resolve(table.relativize(p).toString());
+                if (Files.isDirectory(p)) Files.createDirectories(to);
+                else Files.copy(p, to);
+            }
+        }
+        deleteTree(copy.resolve("pairs/linear-linear"));
+        Files.delete(copy.resolve("table.md"));
+        byte[] kept = Files.readAllBytes(copy.resolve("pairs/zero-linear/report.json"));
+        Run r = run(args(List.of("experiment", "denoise", "--table", "--kinds", "zero,linear", "--resume", "--out", copy.toString()), TINY));
+        assertEquals(0, r.code(), r.err());
+        // read back, not rewritten (a retrained pair's report has a new creation time)
+        assertTrue(java.util.Arrays.equals(kept, Files.readAllBytes(copy.resolve("pairs/zero-linear/report.json"))));
+        assertTrue(Files.isRegularFile(copy.resolve("pairs/linear-linear/model/model.json")));
+        // the same seed gives the same numbers: the resumed table equals the uninterrupted one
+        assertEquals(Files.readString(table.resolve("test_error.csv")), Files.readString(copy.resolve("test_error.csv")));
+        assertEquals(Files.readString(table.resolve("train_error.csv")), Files.readString(copy.resolve("train_error.csv")));
+        // other settings than the finished pairs': refused, naming the first such pair
+        Run other = run(args(List.of("experiment", "denoise", "--table", "--kinds", "zero,linear", "--resume", "--out", copy.toString(),
+                "--eps", "0.2"), TINY));
+        assertEquals(2, other.code(), other.err());
+        assertTrue(other.err().contains("zero-zero") && other.err().contains("other settings"), other.err());
+    }
+
+    static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) Files.delete(p);
+        }
+    }
+
     @Test
     void horsesSinglePair() throws IOException {
         Path data = horses(tmp.resolve("horses"));
@@ -219,6 +255,7 @@ class ExperimentCommandTest {
                 {"experiment", "denoise", "--kinds", "zero,forest", "--table", "--out", out.toString()},
                 {"experiment", "denoise", "--iterations", "-1", "--out", out.toString()},
                 {"experiment", "horses", "--out", out.toString()},
+                {"experiment", "denoise", "--resume", "--out", out.toString()},
                 {"experiment"}}) {
             Run r = run(a);
             assertEquals(2, r.code(), String.join(" ", a) + ": " + r.err());
