@@ -86,16 +86,22 @@ class ExperimentCommandTest {
         return r.path("final").path(field).asDouble(Double.NaN);
     }
 
+    static double lastObjective(String pair) throws IOException {
+        JsonNode its = JSON.readTree(table.resolve("pairs").resolve(pair).resolve("report.json").toFile()).path("iterations");
+        return its.get(its.size() - 1).path("objective").asDouble(Double.NaN);
+    }
+
     @Test
     void tableRunsAndWritesTheTables() throws IOException {
         assertEquals(0, tableRun.code(), tableRun.err());
         String md = Files.readString(table.resolve("table.md"));
         assertTrue(md.contains("## Test error") && md.contains("## Training error") && md.contains("## Seconds per pair"), md);
         List<String> headers = md.lines().filter(l -> l.startsWith("| unary \\ pairwise |")).toList();
-        assertEquals(3, headers.size(), md);
+        assertTrue(md.contains("## Test error after 5 iterations") && md.contains("## Objective R per training variable"), md);
+        assertEquals(5, headers.size(), md);
         for (String h : headers) assertEquals("| unary \\ pairwise | zero | linear |", h);
-        assertEquals(3, md.lines().filter(l -> l.startsWith("| zero |")).count(), md);
-        assertEquals(3, md.lines().filter(l -> l.startsWith("| linear |")).count(), md);
+        assertEquals(5, md.lines().filter(l -> l.startsWith("| zero |")).count(), md);
+        assertEquals(5, md.lines().filter(l -> l.startsWith("| linear |")).count(), md);
         assertFalse(md.contains("n/a"), md);
         assertTrue(tableRun.out().contains("| unary \\ pairwise | zero | linear |"), "table printed: " + tableRun.out());
     }
@@ -125,6 +131,9 @@ class ExperimentCommandTest {
         assertEquals(5, all.size());
         for (String[] row : all.subList(1, 5)) {
             assertEquals(finalOf(row[0] + "-" + row[1], "test_error"), Double.parseDouble(row[3]), 1e-6);
+            // 2 iterations in this table: "after 5" is the last one; the objective is the last iteration's
+            assertEquals(finalOf(row[0] + "-" + row[1], "test_error"), Double.parseDouble(row[7]), 1e-6);
+            assertEquals(lastObjective(row[0] + "-" + row[1]), Double.parseDouble(row[6]), 1e-6);
         }
     }
 
@@ -195,6 +204,19 @@ class ExperimentCommandTest {
         }
         Dataset.of(train, test, List.of()).write(dir);
         return dir;
+    }
+
+    @Test
+    void earlyErrorIsTheFifthIterationsOrTheLast() {
+        List<org.structlr.learn.IterationRecord> curve = new ArrayList<>();
+        for (int i = 1; i <= 7; i++) curve.add(new org.structlr.learn.IterationRecord(i, 1.0 / i, 0.5 / i, 0.4 / i, i));
+        var r = new org.structlr.experiment.Experiment.PairResult(org.structlr.learn.OracleKind.LINEAR, org.structlr.learn.OracleKind.ZERO,
+                new org.structlr.learn.Training.Outcome(null, curve, 0, 0, 0), 7);
+        assertEquals(0.4 / 5, r.testErrorAfter(5), 1e-15);
+        assertEquals(1.0 / 7, r.finalObjective(), 1e-15);
+        var shortRun = new org.structlr.experiment.Experiment.PairResult(org.structlr.learn.OracleKind.LINEAR, org.structlr.learn.OracleKind.ZERO,
+                new org.structlr.learn.Training.Outcome(null, curve.subList(0, 3), 0, 0, 0), 3);
+        assertEquals(0.4 / 3, shortRun.testErrorAfter(5), 1e-15);
     }
 
     /** An interrupted table (one pair missing) continues with --resume: finished pairs are read, not retrained. */
