@@ -35,6 +35,9 @@ class ModelsTest {
         JsonNode d = card.path("data");
         Dataset data = new HorseLoader(db, d.path("height").asInt(), d.path("width").asInt()).dataset(new ImageFeatures());
         CrfModel model = CrfModel.load(dir);
+        // predict featurises photos by the recipe the model carries: it must be the card's
+        assertEquals(java.util.Map.of("unary_features", d.path("features").asText(), "height", d.path("height").asInt(),
+                "width", d.path("width").asInt()), model.provenance().get("images"));
         ExampleBatch test = new ExampleBatch(data.test(), model.numLabels(), model.pairTypes());
         JsonNode ev = card.path("evaluate");
         Predictor.Prediction p = Predictor.predict(model, test,
