@@ -1,6 +1,8 @@
 package org.structlr.data;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -144,9 +146,9 @@ public final class Dataset {
     public Map<String, Object> info() {
         if (root == null) return Map.of();
         Path f = root.resolve(INFO_FILE);
-        if (!java.nio.file.Files.isRegularFile(f)) return Map.of();
+        if (!Files.isRegularFile(f)) return Map.of();
         try {
-            Object o = new com.fasterxml.jackson.databind.ObjectMapper().readValue(f.toFile(), Object.class);
+            Object o = new ObjectMapper().readValue(f.toFile(), Object.class);
             if (!(o instanceof Map)) throw new BadInputException(f, "is not a JSON object");
             return new LinkedHashMap<>((Map<String, Object>) o);
         } catch (IOException e) {

@@ -37,8 +37,9 @@ import org.structlr.viz.PredictionFigure;
  * {@code predictions.png} (when the test examples are images) and {@code functions.png} (when the
  * features are the one-feature rows [1, phi]).
  *
- * <p>Files of {@link #runTable}: {@code table.md} (final test error, training error and seconds,
- * rows the unary class, columns the pairwise class), {@code test_error.csv},
+ * <p>Files of {@link #runTable}: {@code table.md} (final test error, training error, seconds, test
+ * error after {@value #EARLY_ITERATION} iterations and final objective; rows the unary class,
+ * columns the pairwise class), {@code test_error.csv},
  * {@code train_error.csv}, {@code seconds.csv} (same layout), {@code results.csv} (one line per
  * pair), {@code curves.png} (one panel per pair, same layout), {@code pairs/UNARY-PAIRWISE/model/}
  * and {@code report.json} (written as soon as that pair is done; {@code --resume} reads them
