@@ -2,7 +2,12 @@ package org.structlr.cli;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.structlr.data.BadInputException;
+import org.structlr.features.ImageFeatures;
+import org.structlr.features.PatchFeatures;
+import org.structlr.features.UnaryFeatures;
 import org.structlr.learn.LearnSettings;
 
 /** Option checks that picocli's types cannot express; failures are usage errors (exit 2). */
@@ -38,5 +43,30 @@ final class CliChecks {
         if (p == null) return;
         if (!Files.isDirectory(p)) throw new BadInputException(path, "cannot write " + option + ": " + p + " is a file, not a folder");
         if (!Files.isWritable(p)) throw new BadInputException(path, "cannot write " + option + ": folder " + p + " is not writable");
+    }
+
+    private static final Pattern SIZE = Pattern.compile("(\\d{1,5})[xX](\\d{1,5})");
+
+    /** {@code --size HxW} of horses-data and predict: {height, width}, each at least 2. */
+    static int[] workingSize(String size) {
+        Matcher m = SIZE.matcher(size.trim());
+        if (!m.matches()) throw new BadInputException("option '--size' must be HxW, e.g. 36x48, got '" + size + "'");
+        int h = Integer.parseInt(m.group(1)), w = Integer.parseInt(m.group(2));
+        if (h < 2 || w < 2) throw new BadInputException("option '--size' must be at least 2x2, got " + h + "x" + w);
+        return new int[] {h, w};
+    }
+
+    /** {@code --features handmade|patch} with its {@code --cell} or {@code --patch}, as horses-data and predict read them. */
+    static UnaryFeatures unaryFeatures(String features, int cell, int patch) {
+        switch (features) {
+            case "handmade":
+                if (cell < 1) throw new BadInputException("option '--cell' must be at least 1, got " + cell);
+                return new ImageFeatures(cell);
+            case "patch":
+                if (patch < 1 || patch % 2 == 0) throw new BadInputException("option '--patch' must be odd and at least 1, got " + patch);
+                return new PatchFeatures(patch);
+            default:
+                throw new BadInputException("option '--features' must be handmade or patch, got '" + features + "'");
+        }
     }
 }

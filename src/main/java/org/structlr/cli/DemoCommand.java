@@ -4,7 +4,6 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.structlr.data.AtomicFiles;
 import org.structlr.data.Dataset;
-import org.structlr.data.DenoisingGenerator;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.OracleKind;
 import org.structlr.learn.Training;
@@ -30,14 +29,8 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--iterations", defaultValue = "50", description = "Learning iterations (default: ${DEFAULT-VALUE}).")
     int iterations;
 
-    @Option(names = "--train", defaultValue = "16", description = "Training images (default: ${DEFAULT-VALUE}).")
-    int nTrain;
-
-    @Option(names = "--test", defaultValue = "16", description = "Test images (default: ${DEFAULT-VALUE}).")
-    int nTest;
-
-    @Option(names = "--size", defaultValue = "100", description = "Image height and width (default: ${DEFAULT-VALUE}).")
-    int size;
+    @Mixin
+    DenoisingOptions denoising;
 
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the data and of learning (default: ${DEFAULT-VALUE}).")
     long seed;
@@ -48,14 +41,13 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         LearnSettings settings = CliChecks.settings(iterations, 0.1, 25, 50, seed);
-        if (nTrain < 1 || nTest < 1 || size < 2) throw new org.structlr.data.BadInputException("--train and --test must be >= 1 and --size >= 2");
         int threads = common.apply();
-        Dataset generated = new DenoisingGenerator().generate(nTrain, nTest, size, size, seed);
+        Dataset generated = denoising.generate(seed);
         // The demo owns out/data: a rerun replaces it whole.
         AtomicFiles.replaceFolder(out.resolve("data"), generated::write,
                 d -> java.nio.file.Files.isDirectory(d.resolve("train")) && java.nio.file.Files.isDirectory(d.resolve("test")));
         Dataset ds = Dataset.load(out.resolve("data"));
-        if (!common.quiet) System.err.printf("generated %d train and %d test images of %dx%d in %s%n", nTrain, nTest, size, size, out.resolve("data"));
+        if (!common.quiet) System.err.printf("generated %s in %s%n", denoising.describe(), out.resolve("data"));
         Training.Outcome res;
         try (TrainingProgress progress = new TrainingProgress("denoise " + unary.cliName() + "/" + pairwise.cliName(), iterations, common.quiet)) {
             res = Training.train(ds, unary, pairwise, settings, threads, progress);

@@ -11,7 +11,6 @@ import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
-import org.structlr.data.DenoisingGenerator;
 import org.structlr.experiment.Experiment;
 import org.structlr.learn.IterationRecord;
 import org.structlr.learn.LearnSettings;
@@ -95,14 +94,8 @@ final class ExperimentCommand implements Runnable {
         @Mixin
         Options opts;
 
-        @Option(names = "--train", defaultValue = "16", description = "Training images (default: ${DEFAULT-VALUE}).")
-        int nTrain;
-
-        @Option(names = "--test", defaultValue = "16", description = "Test images (default: ${DEFAULT-VALUE}).")
-        int nTest;
-
-        @Option(names = "--size", defaultValue = "100", description = "Image height and width (default: ${DEFAULT-VALUE}).")
-        int size;
+        @Mixin
+        DenoisingOptions denoising;
 
         @Mixin
         CommonOptions common;
@@ -113,11 +106,10 @@ final class ExperimentCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             LearnSettings settings = opts.settings();
-            if (nTrain < 1 || nTest < 1 || size < 2) throw new BadInputException("--train and --test must be >= 1 and --size >= 2");
             Path out = opts.out("denoise");
             int threads = common.apply();
-            Dataset data = new DenoisingGenerator().generate(nTrain, nTest, size, size, opts.learning.seed);
-            if (!common.quiet) System.err.printf("generated %d train and %d test images of %dx%d%n", nTrain, nTest, size, size);
+            Dataset data = denoising.generate(opts.learning.seed);
+            if (!common.quiet) System.err.println("generated " + denoising.describe());
             return ExperimentCommand.run(new Experiment("denoise", data, settings, threads), opts, out, common.quiet, spec);
         }
     }

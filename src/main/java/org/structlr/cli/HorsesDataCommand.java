@@ -4,11 +4,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.structlr.data.AtomicFiles;
-import org.structlr.data.BadInputException;
 import org.structlr.features.HorseLoader;
 import org.structlr.features.ImageFeatures;
 import org.structlr.features.PatchFeatures;
@@ -52,27 +49,11 @@ final class HorsesDataCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    private static final Pattern SIZE = Pattern.compile("(\\d{1,5})[xX](\\d{1,5})");
-
     @Override
     public Integer call() throws IOException {
-        Matcher m = SIZE.matcher(size.trim());
-        if (!m.matches()) throw new BadInputException("option '--size' must be HxW, e.g. 36x48, got '" + size + "'");
-        int h = Integer.parseInt(m.group(1)), w = Integer.parseInt(m.group(2));
-        if (h < 2 || w < 2) throw new BadInputException("option '--size' must be at least 2x2, got " + h + "x" + w);
-        UnaryFeatures unary;
-        switch (features) {
-            case "handmade":
-                if (cell < 1) throw new BadInputException("option '--cell' must be at least 1, got " + cell);
-                unary = new ImageFeatures(cell);
-                break;
-            case "patch":
-                if (patch < 1 || patch % 2 == 0) throw new BadInputException("option '--patch' must be odd and at least 1, got " + patch);
-                unary = new PatchFeatures(patch);
-                break;
-            default:
-                throw new BadInputException("option '--features' must be handmade or patch, got '" + features + "'");
-        }
+        int[] hw = CliChecks.workingSize(size);
+        int h = hw[0], w = hw[1];
+        UnaryFeatures unary = CliChecks.unaryFeatures(features, cell, patch);
         CliChecks.output("--out", out, true);
         HorseLoader loader = new HorseLoader(db, h, w);
         loader.imageFiles(); // a missing or empty data base fails before anything is written

@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
@@ -103,8 +101,6 @@ final class PredictCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    private static final Pattern SIZE = Pattern.compile("(\\d{1,5})[xX](\\d{1,5})");
-
     @Override
     public Integer call() throws Exception {
         prediction.check();
@@ -167,8 +163,8 @@ final class PredictCommand implements Callable<Integer> {
 
     private Integer predictImages(CrfModel m, List<Path> inputs, boolean folder) throws IOException {
         boolean fromModel = resolveRecipe(m);
-        int[] hw = workingSize();
-        UnaryFeatures unary = unaryFeatures();
+        int[] hw = CliChecks.workingSize(size);
+        UnaryFeatures unary = CliChecks.unaryFeatures(features, cell, patch);
         checkModel(m, unary);
         boolean typedEdges = m.pairTypes().size() == 2;
         checkImageOutputs(inputs, folder);
@@ -254,27 +250,6 @@ final class PredictCommand implements Callable<Integer> {
         if (v == null) return fallback;
         if (!(v instanceof Number n)) throw new BadInputException(model, "model.json: image recipe '" + key + "' is not a number: " + v);
         return n.intValue();
-    }
-
-    private int[] workingSize() {
-        Matcher mm = SIZE.matcher(size.trim());
-        if (!mm.matches()) throw new BadInputException("option '--size' must be HxW, e.g. 36x48, got '" + size + "'");
-        int h = Integer.parseInt(mm.group(1)), w = Integer.parseInt(mm.group(2));
-        if (h < 2 || w < 2) throw new BadInputException("option '--size' must be at least 2x2, got " + h + "x" + w);
-        return new int[] {h, w};
-    }
-
-    private UnaryFeatures unaryFeatures() {
-        switch (features) {
-            case "handmade":
-                if (cell < 1) throw new BadInputException("option '--cell' must be at least 1, got " + cell);
-                return new ImageFeatures(cell);
-            case "patch":
-                if (patch < 1 || patch % 2 == 0) throw new BadInputException("option '--patch' must be odd and at least 1, got " + patch);
-                return new PatchFeatures(patch);
-            default:
-                throw new BadInputException("option '--features' must be handmade or patch, got '" + features + "'");
-        }
     }
 
     /** The model must read what the image features give: the unary width, 3 edge features, at most 2 edge types. */

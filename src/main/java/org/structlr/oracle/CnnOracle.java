@@ -154,19 +154,9 @@ public final class CnnOracle implements Oracle {
     public ScoreFunction fit(BiasedLogisticProblem p, ScoreFunction previous) {
         patchSide(p.numFeatures());
         ScoreFunctions.checkClasses(previous, p, "cnn oracle");
-        MultiLayerNetwork net;
-        int fits;
-        if (previous == null || previous instanceof ZeroScore) {
-            net = newNetwork(p.numFeatures(), p.numClasses(), p.dataType());
-            fits = 0;
-        } else if (previous instanceof CnnScore cs) {
-            net = cs.networkCopy();
-            fits = cs.fits();
-        } else {
-            throw new IllegalArgumentException("cnn oracle: cannot continue from a " + previous.kind() + " function");
-        }
-        Nets.trainMinibatches(net, p, seed * 1_000_003L + fits, epochsPerFit, batchSize);
-        return new CnnScore(net, fits + 1);
+        Nets.Start start = Nets.start(previous, CnnScore.class, "cnn oracle", () -> newNetwork(p.numFeatures(), p.numClasses(), p.dataType()));
+        Nets.trainMinibatches(start.net(), p, seed * 1_000_003L + start.fits(), epochsPerFit, batchSize);
+        return new CnnScore(start.net(), start.fits() + 1);
     }
 
     @Override

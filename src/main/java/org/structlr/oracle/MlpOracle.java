@@ -96,19 +96,9 @@ public final class MlpOracle implements Oracle {
     @Override
     public ScoreFunction fit(BiasedLogisticProblem p, ScoreFunction previous) {
         ScoreFunctions.checkClasses(previous, p, "mlp oracle");
-        MultiLayerNetwork net;
-        int fits;
-        if (previous == null || previous instanceof ZeroScore) {
-            net = newNetwork(p.numFeatures(), p.numClasses(), p.dataType());
-            fits = 0;
-        } else if (previous instanceof MlpScore ms) {
-            net = ms.networkCopy();
-            fits = ms.fits();
-        } else {
-            throw new IllegalArgumentException("mlp oracle: cannot continue from a " + previous.kind() + " function");
-        }
-        Nets.trainMinibatches(net, p, seed * 1_000_003L + fits, epochsPerFit, batchSize);
-        return new MlpScore(net, fits + 1);
+        Nets.Start start = Nets.start(previous, MlpScore.class, "mlp oracle", () -> newNetwork(p.numFeatures(), p.numClasses(), p.dataType()));
+        Nets.trainMinibatches(start.net(), p, seed * 1_000_003L + start.fits(), epochsPerFit, batchSize);
+        return new MlpScore(start.net(), start.fits() + 1);
     }
 
     @Override

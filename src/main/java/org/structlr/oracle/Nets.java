@@ -3,6 +3,7 @@ package org.structlr.oracle;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.Supplier;
 
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.deeplearning4j.util.ModelSerializer;
@@ -54,6 +55,24 @@ final class Nets {
         synchronized (net) {
             return net.clone();
         }
+    }
+
+    /** Where a network oracle's fit starts: the network to train and how many fits it has had. */
+    record Start(MultiLayerNetwork net, int fits) {}
+
+    /**
+     * The warm start of the network oracles (MLP, CNN): a fresh network after nothing or the zero
+     * function, a private copy of the previous network when it is of the oracle's own class, and
+     * a refusal for any other function.
+     */
+    static Start start(ScoreFunction previous, Class<? extends NetworkScore> kind, String oracle,
+                       Supplier<MultiLayerNetwork> fresh) {
+        if (previous == null || previous instanceof ZeroScore) return new Start(fresh.get(), 0);
+        if (kind.isInstance(previous)) {
+            NetworkScore ns = (NetworkScore) previous;
+            return new Start(ns.networkCopy(), ns.fits());
+        }
+        throw new IllegalArgumentException(oracle + ": cannot continue from a " + previous.kind() + " function");
     }
 
     /**
