@@ -77,6 +77,26 @@ public interface MessagePassing extends AutoCloseable {
     /** Replaces the messages (a warm start from given messages). */
     void setMessages(INDArray messages);
 
+    /**
+     * The engine's whole message state, exactly as it holds it (engine-specific layout and units):
+     * {@link #setState} on an engine of the same class over the same graph and eps restores it bit
+     * for bit, so checkpoints and distributed workers need not round-trip through {@link #messages()}.
+     * Plain floats, so that it serialises anywhere (checkpoints, Spark partitions). The default
+     * goes through {@link #messages()}, which is exact only for engines that store natural units.
+     */
+    default float[] state() {
+        return messages().castTo(org.nd4j.linalg.api.buffer.DataType.FLOAT).reshape(-1).toFloatVector();
+    }
+
+    /** Restores a {@link #state()} taken from an engine of the same class, graph and eps. */
+    default void setState(float[] state) {
+        int L = graph().maxLabels();
+        if (state.length != graph().numEdges() * 2 * L) {
+            throw new IllegalArgumentException("state of " + state.length + " floats, this engine holds " + graph().numEdges() * 2 * L);
+        }
+        setMessages(org.nd4j.linalg.factory.Nd4j.createFromArray(state).reshape(graph().numEdges(), 2, L));
+    }
+
     /** All messages back to zero (impossible labels keep minus infinity). */
     void resetMessages();
 
