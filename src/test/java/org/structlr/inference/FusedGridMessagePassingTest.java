@@ -356,6 +356,18 @@ class FusedGridMessagePassingTest {
         assertThrows(IllegalArgumentException.class, () -> new FusedGridMessagePassing(GridBatch.uniform(1, 2, 2), 2, 0, 1));
     }
 
+    /** m distinct random edges over n variables. */
+    static FactorGraph randomGraph(int n, int m, int labels, long seed) {
+        Random rnd = new Random(seed);
+        java.util.Set<Long> seen = new java.util.HashSet<>();
+        int[][] edges = new int[m][];
+        for (int k = 0; k < m; ) {
+            int i = rnd.nextInt(n), j = rnd.nextInt(n);
+            if (i != j && seen.add((long) Math.min(i, j) * n + Math.max(i, j))) edges[k++] = new int[] {Math.min(i, j), Math.max(i, j)};
+        }
+        return FactorGraph.of(n, labels, edges);
+    }
+
     /** Engines gives images of any sizes to the fused engine and tiny general graphs to the loop engine. */
     @Test
     void enginesPicksTheFusedEngineForGridsAndTheLoopForTinyGraphs() {
@@ -369,9 +381,13 @@ class FusedGridMessagePassingTest {
             assertTrue(mp instanceof FusedGridMessagePassing, mp.getClass().getName());
             assertEquals(RAGGED, ((FusedGridMessagePassing) mp).batch());
         }
-        shapes.set(0, new int[] {4, 3});   // not this graph
+        shapes.set(0, new int[] {4, 3});   // not this graph: a small general graph
         try (MessagePassing mp = Engines.create(g, shapes, 0.1, DataType.FLOAT)) {
             assertTrue(mp instanceof LoopMessagePassing, mp.getClass().getName());
+        }
+        FactorGraph large = randomGraph(30_000, 60_000, 2, 1);
+        try (MessagePassing mp = Engines.create(large, 0.1, DataType.FLOAT)) {
+            assertTrue(mp instanceof GraphMessagePassing, "a large general graph goes to the batched ND4J engine, got " + mp.getClass().getName());
         }
     }
 }
