@@ -9,7 +9,7 @@ final class CommonOptions {
     boolean quiet;
 
     @Option(names = "--threads", paramLabel = "N", defaultValue = "0",
-            description = "Threads for ND4J (OpenMP) and XGBoost; 0 = the cores of this machine (default: ${DEFAULT-VALUE}).")
+            description = "Threads for message passing, ND4J (OpenMP) and XGBoost; 0 = the cores of this machine (default: ${DEFAULT-VALUE}).")
     int threads;
 
     /** Applies --threads and returns the count used. */
@@ -17,6 +17,7 @@ final class CommonOptions {
         int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
         // ND4J's OpenMP pool: setMaxMasterThreads bounds the threads an op may use.
         Nd4j.getEnvironment().setMaxMasterThreads(n);
+        org.structlr.inference.Engines.setCpuThreads(n);
         return n;
     }
 }

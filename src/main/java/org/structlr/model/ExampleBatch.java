@@ -77,11 +77,15 @@ public final class ExampleBatch {
         return first;
     }
 
-    /** The fastest engine for this batch's graph. */
+    /** The fastest engine for this batch's graph: images of any sizes reach the grid engines. */
     public org.structlr.inference.MessagePassing newEngine(double eps) {
-        int[] s = commonShape();
-        return s == null ? org.structlr.inference.Engines.create(graph, eps, DataType.FLOAT)
-                : org.structlr.inference.Engines.create(graph, s[0], s[1], eps, DataType.FLOAT);
+        List<int[]> shapes = new ArrayList<>();
+        for (Example e : examples) {
+            int[] s = e.shape().orElse(null);
+            if (s == null) return org.structlr.inference.Engines.create(graph, eps, DataType.FLOAT);
+            shapes.add(s);
+        }
+        return org.structlr.inference.Engines.create(graph, shapes, eps, DataType.FLOAT);
     }
     public FactorGraph graph() { return graph; }
     public int numLabels() { return numLabels; }

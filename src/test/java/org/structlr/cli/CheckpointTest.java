@@ -61,6 +61,7 @@ class CheckpointTest {
         Path ck = tmp.resolve("ck");
         Path log = tmp.resolve("child.log");
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
+                "--add-modules", "jdk.incubator.vector",   // the same (fused) inference engine as this JVM
                 "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
                 Main.class.getName()));
         cmd.addAll(List.of(args("train", "--data", data.toString(), "--unary", unary, "--pairwise", pair, "--iterations", "100000",

@@ -1,0 +1,174 @@
+package org.structlr.inference;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The star update of one colour class over a range of positions, in one pass, with the Vector API
+ * (float lanes of the preferred width; {@code EXP}, {@code LOG}, {@code LOG1P} compile to SVML on
+ * x86-64). Everything is in units of eps. Planes (see {@link FusedGridLayout}, P = plane length):
+ * <ul>
+ *   <li>{@code lam[pad + (d L + y) P + i]}: message into the pixel at i from its edge in direction d;</li>
+ *   <li>{@code t[y P + i]}: theta_i(y) / eps;</li>
+ *   <li>{@code pot[((d L + y) L + yo) P + i]}: theta_a(own y, neighbour yo) / eps of the edge in direction d;</li>
+ *   <li>for L > 2 also {@code rowMax[(d L + y) P + i] = max_yo pot} and
+ *       {@code expPot[((d L + y) L + yo) P + i] = exp(pot - rowMax)} (0 where rowMax is minus infinity).</li>
+ * </ul>
+ * Star update at each position (a_d = the neighbour's message from the shared edge, N = degree + 1):
+ * <pre>
+ *   m_d(y)   = lse_yo( pot_d(y, yo) + a_d(yo) )                    (real edges)
+ *   total(y) = t(y) + sum_{real d} m_d(y)
+ *   lam_d(y) = total(y) / N - max(m_d(y), -BIG)   on real edges, 0 on missing ones
+ * </pre>
+ * An impossible label (total minus infinity) gets minus infinity messages; the max is taken with
+ * -BIG before subtracting so that infinity is never subtracted from infinity, and every lse keeps
+ * its unclamped maximum so that an all minus infinity row gives minus infinity, never NaN.
+ */
+final class FusedGridKernel {
+    static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
+    static final float BIG = 1e30f;
+    /**
+     * Below this, a probability-space sum may have lost its leading terms to float underflow
+     * (each factor is at most 1, so a sum of at least TINY has its dominant terms above 1e-31,
+     * far from the 1e-38 underflow): such lanes are recomputed exactly in log space.
+     */
+    static final float TINY = 1e-30f;
+
+    private FusedGridKernel() {}
+
+    /** lse of two: max + log1p(exp(min - max)), with the max clamped at -BIG inside the exp only. */
+    private static FloatVector lse2(FloatVector x, FloatVector y, FloatVector negBig) {
+        FloatVector mx = x.max(y), mn = x.min(y);
+        return mx.add(mn.sub(mx.max(negBig)).lanewise(VectorOperators.EXP).lanewise(VectorOperators.LOG1P));
+    }
+
+    /**
+     * Two labels, everything in registers: per direction two lse of two terms (2 EXP + 2 LOG1P),
+     * 16 transcendentals per pixel.
+     */
+    static void pass2(float[] lam, float[] nb, float[] t, float[] pot, float[] invN, boolean[][] real,
+                      int P, int pad, int start, int end, int offR, int offL, int offD, int offU) {
+        final FloatVector negBig = FloatVector.broadcast(S, -BIG), zero = FloatVector.zero(S);
+        final int L = 2;
+        final boolean[] rR = real[0], rL = real[1], rD = real[2], rU = real[3];
+        for (int i = start; i < end; i += S.length()) {
+            // pot plane ((d L + y) L + yo) for L = 2: right 0..3, left 4..7, down 8..11, up 12..15
+            // right (d = 0): the neighbour's message from its left edge (d = 1)
+            int a = pad + (1 * L) * P + i + offR;
+            FloatVector a0 = FloatVector.fromArray(S, nb, a), a1 = FloatVector.fromArray(S, nb, a + P);
+            FloatVector mR0 = lse2(FloatVector.fromArray(S, pot, 0 * P + i).add(a0), FloatVector.fromArray(S, pot, 1 * P + i).add(a1), negBig);
+            FloatVector mR1 = lse2(FloatVector.fromArray(S, pot, 2 * P + i).add(a0), FloatVector.fromArray(S, pot, 3 * P + i).add(a1), negBig);
+            // left (d = 1): from the neighbour's right edge (d = 0)
+            a = pad + i + offL;
+            a0 = FloatVector.fromArray(S, nb, a);
+            a1 = FloatVector.fromArray(S, nb, a + P);
+            FloatVector mL0 = lse2(FloatVector.fromArray(S, pot, 4 * P + i).add(a0), FloatVector.fromArray(S, pot, 5 * P + i).add(a1), negBig);
+            FloatVector mL1 = lse2(FloatVector.fromArray(S, pot, 6 * P + i).add(a0), FloatVector.fromArray(S, pot, 7 * P + i).add(a1), negBig);
+            // down (d = 2): from the neighbour's up edge (d = 3)
+            a = pad + (3 * L) * P + i + offD;
+            a0 = FloatVector.fromArray(S, nb, a);
+            a1 = FloatVector.fromArray(S, nb, a + P);
+            FloatVector mD0 = lse2(FloatVector.fromArray(S, pot, 8 * P + i).add(a0), FloatVector.fromArray(S, pot, 9 * P + i).add(a1), negBig);
+            FloatVector mD1 = lse2(FloatVector.fromArray(S, pot, 10 * P + i).add(a0), FloatVector.fromArray(S, pot, 11 * P + i).add(a1), negBig);
+            // up (d = 3): from the neighbour's down edge (d = 2)
+            a = pad + (2 * L) * P + i + offU;
+            a0 = FloatVector.fromArray(S, nb, a);
+            a1 = FloatVector.fromArray(S, nb, a + P);
+            FloatVector mU0 = lse2(FloatVector.fromArray(S, pot, 12 * P + i).add(a0), FloatVector.fromArray(S, pot, 13 * P + i).add(a1), negBig);
+            FloatVector mU1 = lse2(FloatVector.fromArray(S, pot, 14 * P + i).add(a0), FloatVector.fromArray(S, pot, 15 * P + i).add(a1), negBig);
+
+            VectorMask<Float> kR = VectorMask.fromArray(S, rR, i), kL = VectorMask.fromArray(S, rL, i),
+                    kD = VectorMask.fromArray(S, rD, i), kU = VectorMask.fromArray(S, rU, i);
+            FloatVector inv = FloatVector.fromArray(S, invN, i);
+            FloatVector u0 = FloatVector.fromArray(S, t, i)
+                    .add(zero.blend(mR0, kR)).add(zero.blend(mL0, kL)).add(zero.blend(mD0, kD)).add(zero.blend(mU0, kU)).mul(inv);
+            FloatVector u1 = FloatVector.fromArray(S, t, P + i)
+                    .add(zero.blend(mR1, kR)).add(zero.blend(mL1, kL)).add(zero.blend(mD1, kD)).add(zero.blend(mU1, kU)).mul(inv);
+            int o = pad + i;
+            zero.blend(u0.sub(mR0.max(negBig)), kR).intoArray(lam, o);
+            zero.blend(u1.sub(mR1.max(negBig)), kR).intoArray(lam, o + P);
+            zero.blend(u0.sub(mL0.max(negBig)), kL).intoArray(lam, o + 2 * P);
+            zero.blend(u1.sub(mL1.max(negBig)), kL).intoArray(lam, o + 3 * P);
+            zero.blend(u0.sub(mD0.max(negBig)), kD).intoArray(lam, o + 4 * P);
+            zero.blend(u1.sub(mD1.max(negBig)), kD).intoArray(lam, o + 5 * P);
+            zero.blend(u0.sub(mU0.max(negBig)), kU).intoArray(lam, o + 6 * P);
+            zero.blend(u1.sub(mU1.max(negBig)), kU).intoArray(lam, o + 7 * P);
+        }
+    }
+
+    /**
+     * Any label count, in probability space: per direction L EXP for the neighbour's message and L
+     * LOG for the sums (2L transcendentals instead of L(L+1) in log space):
+     * <pre>
+     *   amax     = max_yo a(yo)
+     *   A(yo)    = exp(a(yo) - max(amax, -BIG))                     (at most 1)
+     *   s(y)     = sum_yo expPot(y, yo) A(yo)                        (each term at most 1)
+     *   m(y)     = rowMax(y) + amax + log s(y)
+     * </pre>
+     * Range check: a real-edge lane with s(y) below {@link #TINY} may have underflowed, so the
+     * whole vector is recomputed exactly in log space (this is also where hard constraints go).
+     * {@code scratch} holds 4 L + L vectors (the m's, then the A's) for one vector of positions.
+     */
+    static void passL(int L, float[] lam, float[] nb, float[] t, float[] pot, float[] expPot, float[] rowMax, float[] invN,
+                      boolean[][] real, int P, int pad, int start, int end, int[] off, float[] scratch) {
+        final FloatVector negBig = FloatVector.broadcast(S, -BIG), zero = FloatVector.zero(S), tiny = FloatVector.broadcast(S, TINY);
+        final int V = S.length(), aAt = 4 * L * V;
+        for (int i = start; i < end; i += V) {
+            boolean exact = false;
+            for (int d = 0; d < 4; d++) {
+                VectorMask<Float> k = VectorMask.fromArray(S, real[d], i);
+                int a = pad + ((d ^ 1) * L) * P + i + off[d];
+                FloatVector amax = FloatVector.fromArray(S, nb, a);
+                for (int yo = 1; yo < L; yo++) amax = amax.max(FloatVector.fromArray(S, nb, a + yo * P));
+                FloatVector amaxc = amax.max(negBig);
+                for (int yo = 0; yo < L; yo++) {
+                    FloatVector.fromArray(S, nb, a + yo * P).sub(amaxc).lanewise(VectorOperators.EXP).intoArray(scratch, aAt + yo * V);
+                }
+                for (int y = 0; y < L; y++) {
+                    int e = ((d * L + y) * L) * P + i;
+                    FloatVector s = FloatVector.fromArray(S, expPot, e).mul(FloatVector.fromArray(S, scratch, aAt));
+                    for (int yo = 1; yo < L; yo++) {
+                        s = FloatVector.fromArray(S, expPot, e + yo * P).fma(FloatVector.fromArray(S, scratch, aAt + yo * V), s);
+                    }
+                    exact |= s.compare(VectorOperators.LT, tiny).and(k).anyTrue();
+                    FloatVector.fromArray(S, rowMax, (d * L + y) * P + i).add(amax).add(s.lanewise(VectorOperators.LOG))
+                            .intoArray(scratch, (d * L + y) * V);
+                }
+            }
+            if (exact) exactMessages(L, nb, pot, P, pad, i, off, scratch);
+            FloatVector inv = FloatVector.fromArray(S, invN, i);
+            for (int y = 0; y < L; y++) {
+                FloatVector total = FloatVector.fromArray(S, t, y * P + i);
+                for (int d = 0; d < 4; d++) {
+                    total = total.add(zero.blend(FloatVector.fromArray(S, scratch, (d * L + y) * V), VectorMask.fromArray(S, real[d], i)));
+                }
+                FloatVector u = total.mul(inv);
+                for (int d = 0; d < 4; d++) {
+                    FloatVector m = FloatVector.fromArray(S, scratch, (d * L + y) * V);
+                    zero.blend(u.sub(m.max(negBig)), VectorMask.fromArray(S, real[d], i)).intoArray(lam, pad + (d * L + y) * P + i);
+                }
+            }
+        }
+    }
+
+    /** m_d(y) = mx + log sum_yo exp(pot + a - max(mx, -BIG)), mx = max_yo (pot + a): exact for any range and for minus infinity. */
+    private static void exactMessages(int L, float[] nb, float[] pot, int P, int pad, int i, int[] off, float[] scratch) {
+        final FloatVector negBig = FloatVector.broadcast(S, -BIG);
+        final int V = S.length();
+        for (int d = 0; d < 4; d++) {
+            int a = pad + ((d ^ 1) * L) * P + i + off[d];
+            for (int y = 0; y < L; y++) {
+                int e = ((d * L + y) * L) * P + i;
+                FloatVector mx = FloatVector.fromArray(S, pot, e).add(FloatVector.fromArray(S, nb, a));
+                for (int yo = 1; yo < L; yo++) mx = mx.max(FloatVector.fromArray(S, pot, e + yo * P).add(FloatVector.fromArray(S, nb, a + yo * P)));
+                FloatVector mc = mx.max(negBig), s = FloatVector.zero(S);
+                for (int yo = 0; yo < L; yo++) {
+                    s = s.add(FloatVector.fromArray(S, pot, e + yo * P).add(FloatVector.fromArray(S, nb, a + yo * P)).sub(mc).lanewise(VectorOperators.EXP));
+                }
+                mx.add(s.lanewise(VectorOperators.LOG)).intoArray(scratch, (d * L + y) * V);
+            }
+        }
+    }
+}
