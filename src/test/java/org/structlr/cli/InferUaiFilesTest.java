@@ -29,20 +29,30 @@ class InferUaiFilesTest {
     static final int[] CARD = {2, 3, 1, 2, 3};
     static final int[][] EDGES = {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 0}, {1, 3}};
 
-    /** Random positive tables with some zeros off the labelling (0, 0, 0, 0, 0), so the model stays feasible. */
+    /** The evidence of the tests: variable 1 = 2, variable 4 = 0. */
+    static final int[] CLAMP = {-1, 2, -1, -1, 0};
+
+    /**
+     * Random positive tables with some zeros (hard constraints), never on the labelling (0, 0, 0, 0, 0)
+     * nor on an observed label, so the model stays feasible with and without the evidence.
+     */
     record Tables(double[][] unary, double[][] pair) {
         static Tables random(long seed) {
             Random r = new Random(seed);
             double[][] u = new double[CARD.length][];
             for (int i = 0; i < CARD.length; i++) {
                 u[i] = new double[CARD[i]];
-                for (int y = 0; y < CARD[i]; y++) u[i][y] = y > 0 && r.nextDouble() < 0.2 ? 0 : 0.2 + r.nextDouble();
+                for (int y = 0; y < CARD[i]; y++) u[i][y] = y > 0 && y != CLAMP[i] && r.nextDouble() < 0.2 ? 0 : 0.2 + r.nextDouble();
             }
             double[][] p = new double[EDGES.length][];
             for (int e = 0; e < EDGES.length; e++) {
                 int a = CARD[EDGES[e][0]], b = CARD[EDGES[e][1]];
                 p[e] = new double[a * b];
-                for (int k = 0; k < a * b; k++) p[e][k] = k > 0 && r.nextDouble() < 0.2 ? 0 : 0.2 + 2 * r.nextDouble();
+                for (int k = 0; k < a * b; k++) {
+                    int yi = k / b, yj = k % b;
+                    boolean free = k > 0 && yi != CLAMP[EDGES[e][0]] && yj != CLAMP[EDGES[e][1]];
+                    p[e][k] = free && r.nextDouble() < 0.2 ? 0 : 0.2 + 2 * r.nextDouble();
+                }
             }
             return new Tables(u, p);
         }
@@ -128,7 +138,7 @@ class InferUaiFilesTest {
     @CsvSource({"2014, loop", "older, loop", "2014, graph"})
     void evidenceAndSplitScopesEqualSubstitutedMergedModel(String form, String engine) throws IOException {
         Tables t = Tables.random(11);
-        int[] clamp = {-1, 2, -1, -1, 0};
+        int[] clamp = CLAMP;
         Path split = Files.writeString(dir.resolve("split.uai"), uai(t, true, null));
         Path merged = Files.writeString(dir.resolve("merged.uai"), uai(t, false, clamp));
         String ev = "2 4 0 1 2";
@@ -264,7 +274,7 @@ class InferUaiFilesTest {
         r = InferCommandTest.run("infer", m.toString(), "--evidence", ev.toString(), "--output", out.toString());
         assertEquals(Main.EXIT_USAGE, r.code());
         assertEquals("error: " + ev + ": line 1: observation 1 gives variable 1 label 3, outside 0..2", r.err().strip());
-        // evidence that contradicts a hard zero of the model: variable 2 has one label, edge (1, 2) ...
+        // evidence that contradicts a hard zero of the model
         Path imp = Files.writeString(dir.resolve("imp.uai"), "MARKOV 2 2 2 1 2 0 1 4 1 0 0 1");
         Path ev2 = Files.writeString(dir.resolve("imp.evid"), "2 0 0 1 1");
         r = InferCommandTest.run("infer", imp.toString(), "--evidence", ev2.toString(), "--output", out.toString());
