@@ -34,8 +34,13 @@ public final class LoopMessagePassing implements MessagePassing {
     /** Floor of the maximum in every log-sum-exp: an all minus infinity row then gives minus infinity. */
     private static final double FLOOR = -1e30;
     private static final double NEG_INF = Double.NEGATIVE_INFINITY;
-    /** Below this the shifted sum of the fast message has lost its precision: recompute exactly. */
-    private static final double TINY = 1e-200;
+    /**
+     * Fast messages: factors exp(x) with x below CUT (about 1e-120) are flushed to 0, which keeps every
+     * product of two factors a normal double (subnormal arithmetic is many times slower) and drops
+     * terms below 1e-120; a sum at most TINY = 1e-100 is then recomputed exactly, so the dropped
+     * terms never weigh more than about 1e-20 of the sum.
+     */
+    private static final double CUT = -276, TINY = 1e-100;
 
     private final FactorGraph graph;
     private final double eps;
@@ -125,7 +130,8 @@ public final class LoopMessagePassing implements MessagePassing {
                     for (int yo = 0; yo < L; yo++) max = Math.max(max, pair(e, s, y, yo));
                     rowMax[base + y] = max;
                     for (int yo = 0; yo < L; yo++) {
-                        kern[(base + y) * L + yo] = max == NEG_INF ? 0 : Math.exp((pair(e, s, y, yo) - max) / eps);
+                        double x = (pair(e, s, y, yo) - max) / eps;
+                        kern[(base + y) * L + yo] = max == NEG_INF || x < CUT ? 0 : Math.exp(x);
                     }
                 }
             }
@@ -269,7 +275,10 @@ public final class LoopMessagePassing implements MessagePassing {
                 for (int y = 0; y < li; y++) m[k * L + y] = NEG_INF;
                 continue;
             }
-            for (int yj = 0; yj < lj; yj++) w[yj] = Math.exp((lam[otherMsg + yj] - mx) / eps);
+            for (int yj = 0; yj < lj; yj++) {
+                double x = (lam[otherMsg + yj] - mx) / eps;
+                w[yj] = x < CUT ? 0 : Math.exp(x);
+            }
             for (int y = 0; y < li; y++) {
                 double rm = rowMax[base + y];
                 if (rm == NEG_INF) {
