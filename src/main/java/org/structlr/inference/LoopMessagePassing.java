@@ -29,6 +29,13 @@ import org.structlr.graph.FactorGraph;
  * with the convention that it is minus infinity when {@code theta_i(y)} or any incoming message is.
  * Every log-sum-exp clamps its maximum below at {@code -1e30}, so an all minus infinity row gives
  * minus infinity, not NaN.
+ *
+ * <p>Speed: the star update's per-edge log-sum-exp runs in probability space against kernels
+ * {@code exp((theta_a - rowMax) / eps)} precomputed when the potentials are set, so an edge costs
+ * L exponentials, L logarithms and an L x L multiply-add instead of 2 L^2 exponentials (dense and
+ * many-label UAI models), with no allocation per update. Rows whose shifted sum underflows fall
+ * back to the exact log-sum-exp, so results and the minus infinity semantics are those of the
+ * direct formula to rounding.
  */
 public final class LoopMessagePassing implements MessagePassing {
     /** Floor of the maximum in every log-sum-exp: an all minus infinity row then gives minus infinity. */

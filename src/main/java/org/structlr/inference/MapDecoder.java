@@ -42,10 +42,18 @@ public final class MapDecoder {
 
     private final Kind kind;
     private final LabelingEnergy energy;
+    private final int roundBlocks, roundSweeps;
 
     public MapDecoder(Kind kind, LabelingEnergy energy) {
+        this(kind, energy, ROUND_BLOCKS, ROUND_SWEEPS);
+    }
+
+    /** With the rounding schedule given: at least V / roundBlocks variables per block, roundSweeps sweeps after each. */
+    MapDecoder(Kind kind, LabelingEnergy energy, int roundBlocks, int roundSweeps) {
         this.kind = kind;
         this.energy = energy;
+        this.roundBlocks = roundBlocks;
+        this.roundSweeps = roundSweeps;
     }
 
     /** Runs {@code mp} (its potentials already set to those of the energy) as {@link MessagePassing#run} does, then decodes. */
@@ -103,7 +111,7 @@ public final class MapDecoder {
         int[] y = new int[n];
         Arrays.fill(y, -1);
         int decided = 0;
-        int block = Math.max(1, (n + ROUND_BLOCKS - 1) / ROUND_BLOCKS);
+        int block = Math.max(1, (n + roundBlocks - 1) / roundBlocks);
         double[][] b = beliefs;
         while (decided < n) {
             final double[][] bb = b;
@@ -120,7 +128,7 @@ public final class MapDecoder {
             }
             if (decided == n) break;
             mp.setPotentials(Nd4j.create(unary, new long[] {n, L}, DataType.DOUBLE), pairwise);
-            mp.iterate(ROUND_SWEEPS);
+            mp.iterate(roundSweeps);
             b = mp.unaryBeliefs().castTo(DataType.DOUBLE).toDoubleMatrix();
         }
         return y;
