@@ -3,23 +3,26 @@ package org.structlr.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.structlr.data.AtomicFiles;
 import org.structlr.data.BadInputException;
+import org.structlr.data.UaiEvidence;
 import org.structlr.data.UaiReader;
 import org.structlr.graph.Coloring;
 import org.structlr.graph.FactorGraph;
 import org.structlr.inference.GraphMessagePassing;
 import org.structlr.inference.LoopMessagePassing;
 import org.structlr.inference.InferenceResult;
+import org.structlr.inference.LabelingEnergy;
+import org.structlr.inference.MapDecoder;
 import org.structlr.inference.MessagePassing;
 import org.structlr.inference.StopRule;
 import picocli.CommandLine.Command;
@@ -31,34 +34,62 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code structlr infer FILE.uai}: smoothed-LP marginals and decoded labels of a pairwise UAI
- * MARKOV network (DESIGN §1), written as JSON:
+ * MARKOV network (DESIGN §1). {@code --format json} (the default) writes
  *
  * <pre>
  * {"dual": .., "primal": .., "gap": .., "iterations": .., "converged": ..,
+ *  "decoder": "round", "energy": E(labels), "feasible": true,
  *  "labels": [y_0, ..], "marginals": [[b_0(0), .., b_0(L_0 - 1)], ..]}
  * </pre>
  *
- * The marginals of each variable have that variable's own label count. The potentials are the
- * logs of the tables (constant, empty-scope factors dropped) and the dual is the smoothed dual of
- * DESIGN §1 for them, an upper bound on the smoothed LP value, tight when the gap is 0. A non-finite dual, primal or gap is
- * written as {@code null}. An output file is written to a temporary file in its folder and moved into
- * place atomically: a failed run leaves no output file and never a partial one.
+ * {@code --format uai-mar} and {@code uai-map} write the UAI 2014 competition's result files:
+ * {@code "MAR"} then one line {@code n  L_0 b_0(0) .. b_0(L_0-1)  L_1 ..}, or {@code "MAP"} then
+ * {@code n y_0 .. y_{n-1}}. {@code --evidence FILE.evid} clamps the observed variables (their other
+ * labels become impossible) before inference.
+ *
+ * <p>The marginals of each variable have that variable's own label count (1 for a single-label
+ * variable). The potentials are the logs of the tables (constant, empty-scope factors dropped) and
+ * the dual is the smoothed dual of DESIGN §1 for them, an upper bound on the smoothed LP value,
+ * tight when the gap is 0. The energy is {@code sum_i theta_i(y_i) + sum_a theta_a(y_i, y_j)} of the
+ * labels, the log-probability up to log Z; when the labels break a hard constraint it is minus
+ * infinity, written as {@code null} with {@code "feasible": false}. A non-finite dual, primal or gap
+ * is written as {@code null}. An output file is written through {@link AtomicFiles}: a failed run
+ * leaves no output file and never a partial one.
  */
 @Command(name = "infer", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Smoothed-LP inference (star-update message passing) on a pairwise UAI MARKOV file; "
-                + "writes the dual, primal, gap, decoded labels and marginals as JSON.")
+                + "writes the dual, primal, gap, decoded labels, their energy and the marginals as JSON, "
+                + "or the UAI competition's MAR / MAP result files.")
 final class InferCommand implements Callable<Integer> {
 
     /** The duality gap is computed every this many sweeps when --tolerance > 0. */
     static final int CHECK_EVERY = 10;
 
-    enum Engine { graph, loop }
+    /**
+     * --engine auto takes the plain-Java loop engine up to this many pairwise entries
+     * (edges x L x L); above, the ND4J engine. Engines offers no such choice yet (it always returns
+     * an ND4J engine), whose fixed cost of a few milliseconds per sweep dominates small and dense
+     * models; measured crossover in docs/wave2/uai.md. Replace by Engines once it picks by size.
+     */
+    static final long AUTO_LOOP_MAX_ENTRIES = 2_000_000;
+
+    enum Engine { auto, graph, loop }
+
+    enum Format {
+        json, uai_mar, uai_map;
+
+        @Override public String toString() { return name().replace('_', '-'); }
+    }
 
     @Spec
     CommandSpec spec;
 
     @Parameters(index = "0", paramLabel = "FILE.uai", description = "A UAI MARKOV network with factors over 1 or 2 variables.")
     Path file;
+
+    @Option(names = "--evidence", paramLabel = "FILE.evid",
+            description = "Evidence: observed variables and their labels (UAI 2014 one-line form, or the older form with a leading sample count of 1).")
+    Path evidence;
 
     @Option(names = "--eps", paramLabel = "EPS", defaultValue = "0.1",
             description = "Entropy smoothing, > 0 (default: ${DEFAULT-VALUE}).")
@@ -73,13 +104,32 @@ final class InferCommand implements Callable<Integer> {
                     + "0 runs all iterations (default: ${DEFAULT-VALUE}).")
     double tolerance;
 
+    @Option(names = "--decode", paramLabel = "DECODER", defaultValue = "round",
+            description = "How labels are decoded: argmax = of the final beliefs; best = best energy over the sweeps' argmaxes; "
+                    + "icm = best, then ICM local search; round = also rounding that fixes the most confident variables in blocks "
+                    + "and re-runs a few sweeps, then ICM (the better of round and icm). One of ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    MapDecoder.Kind decode;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "json", converter = FormatConverter.class,
+            description = "json, uai-mar (UAI competition marginals) or uai-map (UAI competition labels) (default: ${DEFAULT-VALUE}).")
+    Format format;
+
     @Option(names = "--output", paramLabel = "FILE",
-            description = "Write the JSON here (atomically) instead of to standard output.")
+            description = "Write the result here (atomically) instead of to standard output.")
     Path output;
 
-    @Option(names = "--engine", paramLabel = "ENGINE", defaultValue = "graph",
-            description = "One of ${COMPLETION-CANDIDATES}: graph = ND4J, batched by colour; loop = plain Java (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--engine", paramLabel = "ENGINE", defaultValue = "auto",
+            description = "One of ${COMPLETION-CANDIDATES}: graph = ND4J, batched by colour; loop = plain Java; "
+                    + "auto = loop for models up to " + AUTO_LOOP_MAX_ENTRIES + " pairwise entries, else graph (default: ${DEFAULT-VALUE}).")
     Engine engine;
+
+    static final class FormatConverter implements picocli.CommandLine.ITypeConverter<Format> {
+        @Override
+        public Format convert(String value) {
+            for (Format f : Format.values()) if (f.toString().equals(value)) return f;
+            throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not one of json, uai-mar, uai-map");
+        }
+    }
 
     @Override
     public Integer call() throws IOException {
@@ -96,46 +146,81 @@ final class InferCommand implements Callable<Integer> {
         if (out != null) checkWritable(out);
 
         UaiReader.Model model = UaiReader.read(file);
-        FactorGraph g = model.graph();
-        Map<String, Object> json = new LinkedHashMap<>();
-        try (MessagePassing mp = newEngine(engine, g, eps)) {
-            mp.setPotentials(model.unary(DataType.DOUBLE), model.pairwise(DataType.DOUBLE));
-            InferenceResult r = mp.run(new StopRule(iterations, tolerance, CHECK_EVERY));
-            double[][] beliefs = mp.unaryBeliefs().castTo(DataType.DOUBLE).toDoubleMatrix();
-            int[] labels = mp.decode();
-            double[][] marginals = new double[g.numVariables()][];
-            for (int i = 0; i < g.numVariables(); i++) {
-                marginals[i] = new double[g.numLabels(i)];
-                for (int y = 0; y < g.numLabels(i); y++) {
-                    double b = beliefs[i][y];
-                    if (!Double.isFinite(b)) {
-                        throw new IllegalStateException("inference produced a non-finite marginal " + b + " for variable " + i + " label " + y);
-                    }
-                    marginals[i][y] = b;
-                }
-            }
-            json.put("dual", finiteOrNull(r.dual()));
-            json.put("primal", finiteOrNull(r.primal()));
-            json.put("gap", finiteOrNull(r.gap()));
-            json.put("iterations", r.iterations());
-            json.put("converged", r.converged());
-            json.put("labels", labels);
-            json.put("marginals", marginals);
+        if (evidence != null) {
+            int[] card = new int[model.numVariables()];
+            for (int i = 0; i < card.length; i++) card[i] = model.cardinality(i);
+            model = model.withEvidence(UaiEvidence.read(evidence, card), evidence);
         }
-
-        ObjectMapper mapper = new ObjectMapper().disable(SerializationFeature.CLOSE_CLOSEABLE);
-        byte[] bytes = (mapper.writerWithDefaultPrettyPrinter().writeValueAsString(json) + System.lineSeparator())
-                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        FactorGraph g = model.graph();
+        INDArray unary = model.unary(DataType.DOUBLE), pairwise = model.pairwise(DataType.DOUBLE);
+        LabelingEnergy energy = new LabelingEnergy(g, unary.data().asDouble(),
+                g.numEdges() == 0 ? new double[0] : pairwise.data().asDouble());
+        MapDecoder.Result res;
+        try (MessagePassing mp = newEngine(chooseEngine(engine, g), g, eps)) {
+            mp.setPotentials(unary, pairwise);
+            res = new MapDecoder(decode, energy).run(mp, new StopRule(iterations, tolerance, CHECK_EVERY));
+        }
+        double[][] beliefs = res.beliefs().toDoubleMatrix();
+        double[][] marginals = new double[g.numVariables()][];
+        for (int i = 0; i < g.numVariables(); i++) {
+            marginals[i] = new double[model.cardinality(i)];
+            for (int y = 0; y < model.cardinality(i); y++) {
+                double b = beliefs[i][y];
+                if (!Double.isFinite(b)) {
+                    throw new IllegalStateException("inference produced a non-finite marginal " + b + " for variable " + i + " label " + y);
+                }
+                marginals[i][y] = b;
+            }
+        }
+        String text = switch (format) {
+            case json -> json(res, marginals);
+            case uai_mar -> uaiMar(marginals);
+            case uai_map -> uaiMap(res.labels());
+        };
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         if (out == null) {
             PrintWriter w = spec.commandLine().getOut();
-            w.print(new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
+            w.print(text);
             w.flush();
         } else {
-            writeAtomically(out, bytes);
+            AtomicFiles.write(out, os -> os.write(bytes));
         }
         return Main.EXIT_OK;
     }
 
+    private static String json(MapDecoder.Result res, double[][] marginals) throws IOException {
+        InferenceResult r = res.inference();
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("dual", finiteOrNull(r.dual()));
+        json.put("primal", finiteOrNull(r.primal()));
+        json.put("gap", finiteOrNull(r.gap()));
+        json.put("iterations", r.iterations());
+        json.put("converged", r.converged());
+        json.put("decoder", res.decoder().name());
+        json.put("energy", finiteOrNull(res.energy()));
+        json.put("feasible", res.energy() > Double.NEGATIVE_INFINITY);
+        json.put("labels", res.labels());
+        json.put("marginals", marginals);
+        ObjectMapper mapper = new ObjectMapper().disable(SerializationFeature.CLOSE_CLOSEABLE);
+        return mapper.writerWithDefaultPrettyPrinter().writeValueAsString(json) + System.lineSeparator();
+    }
+
+    /** UAI 2014 MAR result: "MAR", then n and, per variable, its label count and marginals, on one line. */
+    static String uaiMar(double[][] marginals) {
+        StringBuilder s = new StringBuilder("MAR\n").append(marginals.length);
+        for (double[] m : marginals) {
+            s.append(' ').append(m.length);
+            for (double p : m) s.append(' ').append(p);
+        }
+        return s.append('\n').toString();
+    }
+
+    /** UAI 2014 MAP result: "MAP", then n and the labels on one line. */
+    static String uaiMap(int[] labels) {
+        StringBuilder s = new StringBuilder("MAP\n").append(labels.length);
+        for (int y : labels) s.append(' ').append(y);
+        return s.append('\n').toString();
+    }
 
     private static Double finiteOrNull(double v) {
         return Double.isFinite(v) ? v : null;
@@ -149,26 +234,16 @@ final class InferCommand implements Callable<Integer> {
         if (!Files.isWritable(dir)) throw new BadInputException(out, "output folder " + dir + " is not writable");
     }
 
-    /**
-     * Writes {@code bytes} to a temporary file beside {@code out} and renames it into place
-     * atomically (replacing an old file); on any failure the temporary file is removed and
-     * {@code out} is untouched.
-     */
+    /** Writes {@code bytes} to {@code out} through {@link AtomicFiles} (kept for BenchCommand). */
     static void writeAtomically(Path out, byte[] bytes) throws IOException {
-        Path target = out.toAbsolutePath();
-        Path tmp = Files.createTempFile(target.getParent(), "." + target.getFileName() + ".", ".tmp");
-        try {
-            try (OutputStream os = Files.newOutputStream(tmp)) {
-                os.write(bytes);
-            }
-            try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                throw new IOException("cannot replace " + target + " atomically: " + e.getMessage(), e);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+        AtomicFiles.write(out, os -> os.write(bytes));
+    }
+
+    /** auto: the loop engine while the pairwise tables are small (see {@link #AUTO_LOOP_MAX_ENTRIES}). */
+    static Engine chooseEngine(Engine kind, FactorGraph g) {
+        if (kind != Engine.auto) return kind;
+        long entries = (long) g.numEdges() * g.maxLabels() * g.maxLabels() + (long) g.numVariables() * g.maxLabels();
+        return entries <= AUTO_LOOP_MAX_ENTRIES ? Engine.loop : Engine.graph;
     }
 
     /** The engine of the given kind for {@code g} in double precision. */
@@ -177,6 +252,7 @@ final class InferCommand implements Callable<Integer> {
         return switch (kind) {
             case graph -> new GraphMessagePassing(g, c, eps, DataType.DOUBLE);
             case loop -> new LoopMessagePassing(g, c, eps);
+            case auto -> throw new IllegalArgumentException("resolve auto with chooseEngine first");
         };
     }
 }

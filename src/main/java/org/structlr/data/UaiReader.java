@@ -40,6 +40,9 @@ import org.structlr.graph.FactorGraph;
  * {@code L} the largest cardinality. Factors over the same scope multiply (their logs add).
  * Labels a variable does not have (padding up to {@code L}) hold minus infinity.
  *
+ * <p>A variable may have a single label (legal in the format): the engines need two, so the graph
+ * gives it a second, impossible label; {@link Model#cardinality} keeps the file's count.
+ *
  * <p>Only factors over one or two variables are supported. A factor with an empty scope is a
  * constant; it changes neither marginals nor the MAP and is checked, then dropped. Every problem
  * is a {@link BadInputException} that names the file and, where it helps, the line and factor.
@@ -50,18 +53,56 @@ public final class UaiReader {
     /** A parsed pairwise model; the arrays are the reader's own copies. */
     public static final class Model {
         private final FactorGraph graph;
+        private final int[] cardinality;
         private final int maxLabels;
         private final double[] unary;
         private final double[] pairwise;
 
-        Model(FactorGraph graph, int maxLabels, double[] unary, double[] pairwise) {
+        Model(FactorGraph graph, int[] cardinality, int maxLabels, double[] unary, double[] pairwise) {
             this.graph = graph;
+            this.cardinality = cardinality;
             this.maxLabels = maxLabels;
             this.unary = unary;
             this.pairwise = pairwise;
         }
 
+        /**
+         * The graph the engines run on. A variable with a single label in the file has two labels
+         * here, the second impossible (minus infinity), because the engines need at least two.
+         */
         public FactorGraph graph() { return graph; }
+
+        /** The number of labels variable {@code i} has in the file (1 or more). */
+        public int cardinality(int i) { return cardinality[i]; }
+
+        public int numVariables() { return cardinality.length; }
+
+        /**
+         * The same model with variable {@code i} clamped to {@code observed[i]} wherever that is not
+         * -1: its other labels get minus infinity (evidence). Fails, naming {@code source}, when the
+         * evidence leaves a variable or an edge without a possible label.
+         */
+        public Model withEvidence(int[] observed, Path source) {
+            if (observed.length != cardinality.length) {
+                throw new IllegalArgumentException(observed.length + " observations for " + cardinality.length + " variables");
+            }
+            double[] u = unary.clone();
+            for (int i = 0; i < observed.length; i++) {
+                if (observed[i] < 0) continue;
+                if (observed[i] >= cardinality[i]) throw new IllegalArgumentException("variable " + i + " has no label " + observed[i]);
+                for (int y = 0; y < maxLabels; y++) if (y != observed[i]) u[i * maxLabels + y] = Double.NEGATIVE_INFINITY;
+            }
+            checkFeasible(source, graph, cardinality, maxLabels, u, pairwise, "the evidence leaves ");
+            return new Model(graph, cardinality, maxLabels, u, pairwise);
+        }
+
+        /** theta_i(y) + sum_e theta_e(y_i, y_j): the log-probability of {@code y} up to log Z (minus infinity when infeasible). */
+        public double logPotential(int[] y) {
+            double s = 0;
+            for (int i = 0; i < y.length; i++) s += unary(i, y[i]);
+            for (int e = 0; e < graph.numEdges(); e++) s += pairwise(e, y[graph.edgeFrom(e)], y[graph.edgeTo(e)]);
+            return s;
+        }
 
         /** L, the largest cardinality: the padded label count of the potentials. */
         public int maxLabels() { return maxLabels; }
@@ -118,11 +159,12 @@ public final class UaiReader {
         int maxL = 0;
         for (int i = 0; i < n; i++) {
             card[i] = t.nextInt("the cardinality of variable " + i, 1, Integer.MAX_VALUE);
-            if (card[i] < 2) {
-                throw t.error("variable " + i + " has cardinality " + card[i] + "; at least 2 labels are supported");
-            }
             maxL = Math.max(maxL, card[i]);
         }
+        // The engines need two labels per variable: a single-label variable gets an impossible second one.
+        int[] graphCard = new int[n];
+        for (int i = 0; i < n; i++) graphCard[i] = Math.max(2, card[i]);
+        maxL = Math.max(2, maxL);
         if (n > 0 && (long) n * maxL > Integer.MAX_VALUE / 2) {
             throw t.error(n + " variables of up to " + maxL + " labels are too many");
         }
@@ -171,6 +213,7 @@ public final class UaiReader {
         for (int i = 0; i < n; i++) {
             Arrays.fill(unary, i * maxL + card[i], (i + 1) * maxL, Double.NEGATIVE_INFINITY);
         }
+        // (pairwise padding below uses card, so a single-label variable's padded label is impossible on its edges too)
         for (int e = 0; e < ne; e++) {
             int li = card[from[e]], lj = card[to[e]];
             for (int yi = 0; yi < maxL; yi++) {
@@ -216,22 +259,35 @@ public final class UaiReader {
                     + " factors were declared; is the factor count wrong?)");
         }
 
-        // A variable or edge with no possible label at all leaves nothing to infer.
-        for (int i = 0; i < n; i++) {
+        FactorGraph g = FactorGraph.builder(graphCard).edges(from, to, null).build();
+        checkFeasible(file, g, card, maxL, unary, pair, "");
+        return new Model(g, card, maxL, unary, pair);
+    }
+
+    /** A variable or edge with no possible label at all leaves nothing to infer. */
+    private static void checkFeasible(Path file, FactorGraph g, int[] card, int maxL, double[] unary, double[] pair, String cause) {
+        for (int i = 0; i < card.length; i++) {
             if (!anyFinite(unary, i * maxL, card[i])) {
-                throw new BadInputException(file, "every label of variable " + i + " has potential 0: no configuration has positive probability");
+                throw new BadInputException(file, cause.isEmpty()
+                        ? "every label of variable " + i + " has potential 0: no configuration has positive probability"
+                        : cause + "variable " + i + " no label of positive potential: no configuration has positive probability");
             }
         }
-        for (int e = 0; e < ne; e++) {
+        for (int e = 0; e < g.numEdges(); e++) {
+            int from = g.edgeFrom(e), to = g.edgeTo(e);
             boolean ok = false;
-            for (int yi = 0; yi < card[from[e]] && !ok; yi++) ok = anyFinite(pair, (e * maxL + yi) * maxL, card[to[e]]);
+            for (int yi = 0; yi < card[from] && !ok; yi++) {
+                if (unary[from * maxL + yi] == Double.NEGATIVE_INFINITY) continue;
+                for (int yj = 0; yj < card[to] && !ok; yj++) {
+                    ok = unary[to * maxL + yj] > Double.NEGATIVE_INFINITY && pair[(e * maxL + yi) * maxL + yj] > Double.NEGATIVE_INFINITY;
+                }
+            }
             if (!ok) {
-                throw new BadInputException(file, "every entry of the factors over variables " + from[e] + " and " + to[e]
-                        + " is 0: no configuration has positive probability");
+                throw new BadInputException(file, (cause.isEmpty() ? "" : cause + "no possible pair of labels: ")
+                        + "every entry of the factors over variables " + from + " and " + to
+                        + " is 0 where both variables' own potentials are positive: no configuration has positive probability");
             }
         }
-        FactorGraph g = FactorGraph.builder(card).edges(from, to, null).build();
-        return new Model(g, maxL, unary, pair);
     }
 
     private static boolean anyFinite(double[] a, int start, int len) {
