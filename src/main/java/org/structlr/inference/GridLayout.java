@@ -142,6 +142,6 @@ final class GridLayout {
         };
     }
 
-    /** Pixels in the planes, phantom ones included: the work one sweep does per label. */
-    long planePositions() { return 2L * n; }
+    /** Positions in the planes of both colours, phantom ones included: the work one sweep does per label. */
+    long planePositions() { return 4L * n; }
 }
