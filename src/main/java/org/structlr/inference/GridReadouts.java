@@ -144,7 +144,7 @@ final class GridReadouts {
         return eps * (acc.sumNumber().doubleValue() + pacc.sumNumber().doubleValue());
     }
 
-    /** b_i(y) = exp(U_i(y) - lse_y U_i), natural order [V, L]. */
+    /** b_i(y) = exp(U_i(y) - max(lse_y U_i, -BIG)), natural order [V, L]. */
     INDArray unaryBeliefs() {
         final int L = labels;
         int nv = layout.numVariables();
@@ -153,6 +153,7 @@ final class GridReadouts {
         for (int col = 0; col < 2; col++) {
             INDArray[] ps = unaryPlanes(col);
             PlaneOps.lse(ps, lu);
+            maxScalar(lu, -BIG, lu);                                   // no label possible (infeasible): 0, not NaN
             for (int y = 0; y < L; y++) {
                 sub(ps[y], lu, b);
                 exp(b, b);
@@ -167,12 +168,14 @@ final class GridReadouts {
         return Nd4j.createFromArray(out).castTo(planes.dtype).reshape(nv, L);
     }
 
-    /** b_a(y_i, y_j) = exp(z_a - lse z_a), natural order [E, L*L]. */
+    /** b_a(y_i, y_j) = exp(z_a - max(lse z_a, -BIG)), natural order [E, L*L]. */
     INDArray pairBeliefs() {
         final int L = labels;
         int ne = layout.numEdges();
         pairScores();
-        pairLogBeliefs(pairLse());
+        INDArray lse = pairLse();
+        maxScalar(lse, -BIG, lse);                                     // no pair possible (infeasible): 0, not NaN
+        pairLogBeliefs(lse);
         double[] b = Transforms.exp(sweep.z, true).toDoubleVector();
         double[] out = new double[ne * L * L];
         for (int e = 0; e < ne; e++) {
