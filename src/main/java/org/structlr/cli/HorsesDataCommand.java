@@ -6,10 +6,12 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.structlr.data.AtomicFiles;
+import org.structlr.data.BadInputException;
 import org.structlr.features.HorseLoader;
 import org.structlr.features.ImageFeatures;
 import org.structlr.features.PatchFeatures;
 import org.structlr.features.UnaryFeatures;
+import org.structlr.features.WorkingSize;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -17,7 +19,8 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "horses-data", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Prepare the Weizmann horse data set as an .npz data set folder (train/ = odd image numbers, test/ = even).",
-                "Images and masks are area-averaged to one working size; masks thresholded at 128."})
+                "Images and masks are area-averaged to one working size (--size) or to their own aspect ratio (--longest);",
+                "masks thresholded at 128."})
 final class HorsesDataCommand implements Callable<Integer> {
     @Option(names = "--db", defaultValue = "../shared/data/weizmann_horse_db", paramLabel = "DIR",
             description = "The horse data base with rgb/ and figure_ground/ (default: ${DEFAULT-VALUE}).")
@@ -35,6 +38,11 @@ final class HorsesDataCommand implements Callable<Integer> {
             description = "Working size, height x width in pixels (default: ${DEFAULT-VALUE}).")
     String size;
 
+    @Option(names = "--longest", paramLabel = "N",
+            description = "Keep each image's aspect ratio with its longest side N pixels, instead of --size: the examples get their "
+                    + "own shapes and train as ragged batches.")
+    Integer longest;
+
     @Option(names = "--cell", defaultValue = "" + ImageFeatures.DEFAULT_CELL, paramLabel = "PX",
             description = "HOG cell side for handmade features (default: ${DEFAULT-VALUE}).")
     int cell;
@@ -51,19 +59,32 @@ final class HorsesDataCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        int[] hw = CliChecks.workingSize(size);
-        int h = hw[0], w = hw[1];
+        WorkingSize ws = workingSize();
         UnaryFeatures unary = CliChecks.unaryFeatures(features, cell, patch);
         CliChecks.output("--out", out, true);
-        HorseLoader loader = new HorseLoader(db, h, w);
+        HorseLoader loader = new HorseLoader(db, ws);
         loader.imageFiles(); // a missing or empty data base fails before anything is written
         int[] counts = new int[2];
         long t0 = System.nanoTime();
         AtomicFiles.replaceFolder(out, dir -> System.arraycopy(loader.writeDataset(dir, unary, quiet ? null : spec.commandLine().getErr()::println), 0, counts, 0, 2),
                 HorsesDataCommand::isOurs);
-        spec.commandLine().getOut().printf("%d train and %d test images of %dx%d, %s unary features (%d per pixel), 3 edge features: %s (%.1f s)%n",
-                counts[0], counts[1], h, w, unary.name(), unary.dim(), out, (System.nanoTime() - t0) / 1e9);
+        String sizeText = ws instanceof WorkingSize.Fixed f ? f.height() + "x" + f.width() : "longest side " + ((WorkingSize.Longest) ws).side();
+        spec.commandLine().getOut().printf("%d train and %d test images of %s, %s unary features (%d per pixel), 3 edge features: %s (%.1f s)%n",
+                counts[0], counts[1], sizeText, unary.name(), unary.dim(), out, (System.nanoTime() - t0) / 1e9);
         return Main.EXIT_OK;
+    }
+
+    /** {@code --longest N} (own aspect ratio) or {@code --size HxW}; not both. */
+    private WorkingSize workingSize() {
+        if (longest == null) {
+            int[] hw = CliChecks.workingSize(size);
+            return new WorkingSize.Fixed(hw[0], hw[1]);
+        }
+        if (spec.commandLine().getParseResult().hasMatchedOption("--size")) {
+            throw new BadInputException("option '--longest' cannot be used with '--size': one working size for all images, or each image's own aspect ratio");
+        }
+        if (longest < 2) throw new BadInputException("option '--longest' must be at least 2, got " + longest);
+        return new WorkingSize.Longest(longest);
     }
 
     /** A folder this command wrote (it has the info file), or an empty one, may be replaced. */

@@ -23,6 +23,7 @@ import org.structlr.data.ExampleIO;
 import org.structlr.data.NpyArray;
 import org.structlr.data.Npz;
 import org.structlr.features.HorseLoader;
+import org.structlr.features.WorkingSize;
 import org.structlr.features.ImageFeatures;
 import org.structlr.features.ImageReader;
 import org.structlr.features.LabelImages;
@@ -83,6 +84,11 @@ final class PredictCommand implements Callable<Integer> {
             description = "Images only: the working size the model was trained at, height x width (default: the model's, else "
                     + HorseLoader.DEFAULT_HEIGHT + "x" + HorseLoader.DEFAULT_WIDTH + ").")
     String size;
+
+    @Option(names = "--longest", paramLabel = "N",
+            description = "Images only: the model was trained on images at their own aspect ratio with longest side N "
+                    + "(horses-data --longest; default: the model's image recipe). Not with --size.")
+    Integer longest;
 
     @Option(names = "--cell", paramLabel = "PX",
             description = "Images only: HOG cell side of handmade features (default: the model's, else " + ImageFeatures.DEFAULT_CELL + ").")
@@ -163,13 +169,14 @@ final class PredictCommand implements Callable<Integer> {
 
     private Integer predictImages(CrfModel m, List<Path> inputs, boolean folder) throws IOException {
         boolean fromModel = resolveRecipe(m);
-        int[] hw = CliChecks.workingSize(size);
+        WorkingSize ws = workingSize();
         UnaryFeatures unary = CliChecks.unaryFeatures(features, cell, patch);
         checkModel(m, unary);
         boolean typedEdges = m.pairTypes().size() == 2;
         checkImageOutputs(inputs, folder);
         if (!common.quiet) {
-            spec.commandLine().getErr().printf("images: %s at %dx%d%s%n", unary, hw[0], hw[1],
+            spec.commandLine().getErr().printf("images: %s at %s%s%n", unary,
+                    ws instanceof WorkingSize.Fixed f ? f.height() + "x" + f.width() : "their own aspect ratio, longest side " + longest,
                     fromModel ? " (the model's image recipe)" : "");
         }
 
@@ -178,7 +185,7 @@ final class PredictCommand implements Callable<Integer> {
         ImageReader reader = new ImageReader();
         try (ProgressBar bar = bar("read", inputs.size(), folder)) {
             for (Path p : inputs) {
-                read.add(reader.read(p, hw[0], hw[1]));
+                read.add(reader.read(p, ws));
                 if (bar != null) bar.step();
             }
         }
@@ -235,7 +242,11 @@ final class PredictCommand implements Callable<Integer> {
         Object r = m.provenance().get("images");
         Map<?, ?> rec = r instanceof Map<?, ?> map ? map : Map.of();
         if (features == null) features = rec.get("unary_features") instanceof String f ? f : "handmade";
-        if (size == null) {
+        if (size != null && longest != null) {
+            throw new BadInputException("option '--longest' cannot be used with '--size': one fixed working size, or the image's own aspect ratio");
+        }
+        if (size == null && longest == null && rec.get("longest") != null) longest = recipeInt(rec, "longest", 0);
+        if (size == null && longest == null) {
             size = rec.containsKey("height") && rec.containsKey("width")
                     ? recipeInt(rec, "height", 0) + "x" + recipeInt(rec, "width", 0)
                     : HorseLoader.DEFAULT_HEIGHT + "x" + HorseLoader.DEFAULT_WIDTH;
@@ -243,6 +254,16 @@ final class PredictCommand implements Callable<Integer> {
         if (cell == null) cell = recipeInt(rec, "cell", ImageFeatures.DEFAULT_CELL);
         if (patch == null) patch = recipeInt(rec, "patch", PatchFeatures.DEFAULT_K);
         return !rec.isEmpty();
+    }
+
+    /** {@code --longest N} (the image's own aspect ratio) or {@code --size HxW}, as resolved from the options and the recipe. */
+    private WorkingSize workingSize() {
+        if (longest != null) {
+            if (longest < 2) throw new BadInputException("option '--longest' must be at least 2, got " + longest);
+            return new WorkingSize.Longest(longest);
+        }
+        int[] hw = CliChecks.workingSize(size);
+        return new WorkingSize.Fixed(hw[0], hw[1]);
     }
 
     private int recipeInt(Map<?, ?> rec, String key, int fallback) {

@@ -47,6 +47,10 @@ import org.structlr.data.ExampleIO;
  * the oracles (up to 283k logistic-regression rows per unary fit); 48 x 64 would spend the whole
  * budget on message passing alone. The size is a parameter (CLI {@code --size HxW}).
  *
+ * <p><b>Own aspect ratio.</b> With {@link WorkingSize.Longest} (CLI {@code --longest N}) each image
+ * keeps its aspect ratio, longest side N; the examples then carry their own shapes and training
+ * runs on ragged batches of grids (see docs/wave2/ndgrid.md for what it costs).
+ *
  * <p><b>Masks.</b> The masks are JPEG, so values near the outline are not exactly 0 or 255; the
  * mask is area-averaged to the working size like the image and thresholded there: value &gt;= 128
  * is horse (the same as a majority vote of the covered pixels, up to JPEG noise). Note: despite
@@ -78,8 +82,7 @@ public final class HorseLoader {
     private static final Pattern NAME = Pattern.compile("horse(\\d+)\\.(jpg|jpeg|png)", Pattern.CASE_INSENSITIVE);
 
     private final Path db;
-    private final int height;
-    private final int width;
+    private final WorkingSize size;
     private NativeImageLoader colourLoader;
     private NativeImageLoader greyLoader;
 
@@ -98,15 +101,17 @@ public final class HorseLoader {
      * @param width  working width in pixels (at least 2)
      */
     public HorseLoader(Path db, int height, int width) {
-        if (height < 2 || width < 2) throw new IllegalArgumentException("working size must be at least 2x2, got " + height + "x" + width);
+        this(db, new WorkingSize.Fixed(height, width));
+    }
+
+    /** @param size one working size for all images, or each image's own aspect ratio */
+    public HorseLoader(Path db, WorkingSize size) {
         this.db = db;
-        this.height = height;
-        this.width = width;
+        this.size = java.util.Objects.requireNonNull(size, "size");
     }
 
     public Path db() { return db; }
-    public int height() { return height; }
-    public int width() { return width; }
+    public WorkingSize size() { return size; }
 
     /** The split rule: odd image numbers train, even numbers test. */
     public static boolean isTrain(int number) {
@@ -146,7 +151,7 @@ public final class HorseLoader {
         return db.resolve("figure_ground").resolve(rgbFile.getFileName().toString());
     }
 
-    /** Loads one image and its mask at the working size. */
+    /** Loads one image and its mask at its working size ({@link WorkingSize#shapeOf} of the colour image's own size). */
     public HorseImage load(Path rgbFile) {
         Path maskFile = maskFile(rgbFile);
         if (!Files.isRegularFile(rgbFile)) throw new BadInputException(rgbFile, "missing image file");
@@ -158,6 +163,8 @@ public final class HorseLoader {
             throw new BadInputException(maskFile, "mask of " + mask.width + "x" + mask.height + " (width x height) does not fit its image "
                     + rgbFile.getFileName() + " of " + img.width + "x" + img.height + " (another size: not the same shape scaled)");
         }
+        int[] hw = size.shapeOf(img.height, img.width);
+        int height = hw[0], width = hw[1];
         float[][] planes = new float[3][];
         for (int ch = 0; ch < 3; ch++) planes[ch] = resizeArea(img.planes[2 - ch], img.height, img.width, height, width); // BGR -> RGB
         int v = height * width;
@@ -218,9 +225,8 @@ public final class HorseLoader {
         if (nTrain == 0) throw new BadInputException(db.resolve("rgb"), "no training image (odd number) in this folder");
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("source", db.toAbsolutePath().normalize().toString());
-        info.put("height", height);
-        info.put("width", width);
-        info.put("resize", "area averaging of the whole image to height x width (aspect ratio not kept)");
+        info.putAll(size.recipe());
+        info.put("resize", size.description());
         info.put("mask_threshold", MASK_THRESHOLD);
         info.put("labels", "1 = horse, 0 = background");
         info.put("split", "odd image numbers train, even numbers test");

@@ -104,7 +104,15 @@ public final class ImageReader {
      * @throws BadInputException naming the file: missing, unknown extension, or not decodable
      */
     public WorkingImage read(Path file, int height, int width) {
-        if (height < 2 || width < 2) throw new IllegalArgumentException("working size must be at least 2x2, got " + height + "x" + width);
+        return read(file, new WorkingSize.Fixed(height, width));
+    }
+
+    /**
+     * Decodes {@code file} and area-averages it to {@code size.shapeOf(its own size)}.
+     *
+     * @throws BadInputException naming the file: missing, unknown extension, or not decodable
+     */
+    public WorkingImage read(Path file, WorkingSize size) {
         if (!isImageFile(file)) throw new BadInputException(file, "unknown extension: images must be " + EXTENSIONS_TEXT);
         if (!Files.isRegularFile(file)) throw new BadInputException(file, "missing image file");
         if (!Files.isReadable(file)) throw new BadInputException(file, "unreadable image: permission denied");
@@ -136,6 +144,8 @@ public final class ImageReader {
             max = Math.max(max, x);
         }
         float scale = max > 255 ? 65535f : 255f;
+        int[] hw = size.shapeOf(h, w);
+        int height = hw[0], width = hw[1];
         int plane = h * w, v = height * width;
         float[] rgb = new float[3 * v];
         for (int ch = 0; ch < 3; ch++) {

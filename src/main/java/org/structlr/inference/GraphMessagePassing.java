@@ -474,6 +474,24 @@ public final class GraphMessagePassing implements MessagePassing {
         recomputeU();
     }
 
+    /** Lam {@code [L, slots]} then U {@code [L, n]} of each colour class, eps units, bit for bit (see {@link EngineState}). */
+    @Override
+    public float[] state() {
+        return EngineState.pack(dtype, stateParts());
+    }
+
+    @Override
+    public void setState(float[] state) {
+        EngineState.unpack(state, dtype, stateParts());
+    }
+
+    private INDArray[] stateParts() {
+        INDArray[] parts = new INDArray[1 + classes.length];
+        parts[0] = lam;
+        for (int c = 0; c < classes.length; c++) parts[1 + c] = classes[c].u;
+        return parts;
+    }
+
     @Override
     public INDArray incomingMessageSums() {
         int L = numLabels;

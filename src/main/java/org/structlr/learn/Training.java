@@ -119,7 +119,7 @@ public final class Training {
     }
 
     /** Keys of the data set's {@link Dataset#INFO_FILE} copied into the model as its image recipe. */
-    public static final List<String> IMAGE_RECIPE_KEYS = List.of("unary_features", "height", "width", "cell", "patch");
+    public static final List<String> IMAGE_RECIPE_KEYS = List.of("unary_features", "height", "width", "longest", "cell", "patch");
 
     public static Map<String, Object> provenance(Dataset data, long seed) {
         Map<String, Object> p = new LinkedHashMap<>();

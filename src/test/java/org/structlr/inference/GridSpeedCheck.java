@@ -41,12 +41,12 @@ public final class GridSpeedCheck {
             java.util.Arrays.sort(ms);
             System.out.printf("%dx%dx%d L=%d float: %.2f ms per sweep best (%.2f M star-updates/s), %.2f ms median (%.2f M/s)%n",
                     count, h, w, l, ms[0], nv / ms[0] / 1e3, ms[blocks / 2], nv / ms[blocks / 2] / 1e3);
-            mp.profile = true;
-            java.util.Arrays.fill(mp.phaseNanos, 0);
+            mp.profile().on = true;
+            mp.profile().reset();
             mp.iterate(sweeps);
-            String[] names = {"z = P + neighbour msg", "m = lse_yo z", "mask real edges", "total, U, lambda"};
+            String[] names = SweepProfile.PHASES;
             for (int i = 0; i < names.length; i++) {
-                System.out.printf("   %-24s %7.2f ms/sweep%n", names[i], mp.phaseNanos[i] / 1e6 / sweeps);
+                System.out.printf("   %-24s %7.2f ms/sweep%n", names[i], mp.profile().nanos[i] / 1e6 / sweeps);
             }
             long d0 = System.nanoTime();
             double dual = mp.dual();

@@ -1,0 +1,76 @@
+package org.structlr.inference;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Random;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.structlr.graph.FactorGraph;
+import org.structlr.graph.GridBatch;
+
+/** state()/setState() restore the grid and graph engines bit for bit: the same state, and the same next sweeps. */
+class EngineStateTest {
+    static final GridBatch BATCH = new GridBatch(new int[] {5, 3}, new int[] {4, 7});
+
+    static Stream<Arguments> engines() {
+        return Stream.of(DataType.FLOAT, DataType.DOUBLE).flatMap(dt -> Stream.of(
+                Arguments.of("grid " + dt, dt, (Supplier<MessagePassing>) () -> new GridMessagePassing(BATCH, 3, 0.3, dt)),
+                Arguments.of("graph " + dt, dt, (Supplier<MessagePassing>) () -> {
+                    FactorGraph g = new GridMessagePassing(BATCH, 3, 0.3, dt).graph();
+                    return new GraphMessagePassing(g, RaggedGridTest.checkerboards(BATCH), 0.3, dt);
+                })));
+    }
+
+    private static int[] bits(float[] f) {
+        int[] b = new int[f.length];
+        for (int i = 0; i < f.length; i++) b[i] = Float.floatToRawIntBits(f[i]);
+        return b;
+    }
+
+    private static long[] bits(INDArray a) {
+        double[] d = a.castTo(DataType.DOUBLE).reshape(-1).toDoubleVector();
+        long[] b = new long[d.length];
+        for (int i = 0; i < d.length; i++) b[i] = Double.doubleToRawLongBits(d[i]);
+        return b;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("engines")
+    void stateRoundTripIsExact(String name, DataType dt, Supplier<MessagePassing> make) {
+        Random rnd = new Random(5);
+        try (MessagePassing a = make.get(); MessagePassing b = make.get()) {
+            FactorGraph g = a.graph();
+            int[] truth = HardConstraintTest.randomLabels(rnd, g.numVariables(), 3);
+            INDArray[] pot = HardConstraintTest.feasible(rnd, g, 3, truth, 0.2);
+            INDArray un = pot[0].castTo(dt), pw = pot[1].castTo(dt);
+            a.setPotentials(un, pw);
+            a.iterate(7);
+            float[] s = a.state();
+            boolean hasInf = false;
+            for (float x : s) hasInf |= x == Float.NEGATIVE_INFINITY;
+            assertTrue(dt == DataType.DOUBLE || hasInf, name + ": the state carries the -inf of impossible labels");
+
+            b.setPotentials(un, pw);
+            b.iterate(2);                      // some other state first
+            b.setState(s);
+            assertArrayEquals(bits(s), bits(b.state()), name + ": state round trip");
+            assertArrayEquals(bits(a.messages()), bits(b.messages()), name + ": messages after setState");
+            assertEquals(a.dual(), b.dual(), 0.0, name + ": dual after setState");
+            a.iterate(3);
+            b.iterate(3);
+            assertArrayEquals(bits(a.state()), bits(b.state()), name + ": state after 3 more sweeps");
+            assertArrayEquals(bits(a.unaryBeliefs()), bits(b.unaryBeliefs()), name + ": beliefs after 3 more sweeps");
+
+            assertThrows(IllegalArgumentException.class, () -> b.setState(new float[s.length - 1]), name + ": a state of the wrong length");
+        }
+    }
+}
