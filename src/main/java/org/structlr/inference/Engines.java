@@ -79,10 +79,8 @@ public final class Engines {
         GridBatch batch = GridBatch.detect(graph, shapes);
         if (batch == null || graph.maxLabels() < 2) return create(graph, eps, dtype);
         if (fusedAvailable()) return new FusedGridMessagePassing(graph, batch, eps, cpuThreads);
-        if (batch.isUniform() && graph.maxLabels() >= 2) {
-            return new GridMessagePassing(batch.count(), batch.height(0), batch.width(0), graph.maxLabels(), eps, dtype);
-        }
-        return create(graph, eps, dtype);
+        // ND4J (the CUDA path): ragged batches share one padded layout (GridMessagePassing.paddingFactor)
+        return new GridMessagePassing(batch, graph.maxLabels(), eps, dtype);
     }
 
     /** {@link #create(FactorGraph, List, double, DataType)} for stacked grids of one size. */
