@@ -16,7 +16,7 @@ import org.structlr.graph.FactorGraph;
  * Minus infinity is a hard constraint (a labelling with a minus infinity term has probability 0);
  * NaN and plus infinity are refused. At most {@link #MAX_LABELINGS} joint labellings.
  */
-public final class ExactInference {
+final class ExactInference {
     /** The largest number of joint labellings that is enumerated (2^22). */
     public static final long MAX_LABELINGS = 1L << 22;
 
