@@ -42,4 +42,23 @@ public final class Engines {
         }
         return true;
     }
+
+    /**
+     * The engine for a batch of examples forming {@code graph} (their disjoint union, in order):
+     * the grid fast path when every example is an image of one common shape (checked by
+     * {@link #create(FactorGraph, int, int, double, DataType)}), else the general engine.
+     * {@code shapes} holds each example's [H, W], or null for an example that is no image.
+     */
+    public static MessagePassing forBatch(FactorGraph graph, java.util.List<int[]> shapes, double eps) {
+        int[] s = commonShape(shapes);
+        return s == null ? create(graph, eps, DataType.FLOAT) : create(graph, s[0], s[1], eps, DataType.FLOAT);
+    }
+
+    /** [H, W] when every example is an image of that one size, else null. */
+    static int[] commonShape(java.util.List<int[]> shapes) {
+        if (shapes.isEmpty() || shapes.get(0) == null) return null;
+        int[] first = shapes.get(0);
+        for (int[] s : shapes) if (s == null || s[0] != first[0] || s[1] != first[1]) return null;
+        return first;
+    }
 }

@@ -145,9 +145,7 @@ public final class Training {
             for (String k : IMAGE_RECIPE_KEYS) if (info.containsKey(k)) recipe.put(k, info.get(k));
             p.put("images", recipe); // how predict must featurise new images (PredictCommand)
         }
-        p.put("structlr", Training.class.getPackage().getImplementationVersion() == null ? "dev" : Training.class.getPackage().getImplementationVersion());
-        p.put("java", System.getProperty("java.version"));
-        p.put("nd4j", "1.0.0-M2.1");
+        p.putAll(Provenance.software()); // versions on the class path, ND4J backend, git commit
         p.put("created", Instant.now().toString());
         return p;
     }

@@ -206,7 +206,7 @@ class RobustnessTest {
             assertTrue(Double.isFinite(r.trainError()) && Double.isFinite(r.testError()), "errors " + r);
         }
         ExampleBatch b = new ExampleBatch(test, m.numLabels(), m.pairTypes());
-        INDArray u = b.unaryPotentials(m.unary(), m.eps()), p = b.pairPotentials(m.pair(), m.eps());
+        INDArray u = org.structlr.model.Potentials.unary(b, m.unary(), m.eps()), p = org.structlr.model.Potentials.pairwise(b, m.pair(), m.eps());
         assertFinite(TestEngines.flat(u), "unary potentials");
         assertFinite(TestEngines.flat(p), "pairwise potentials");
         Predictor.Prediction pred = Predictor.predict(m, b, Predictor.defaultStop(b, 200, 1e-6));
