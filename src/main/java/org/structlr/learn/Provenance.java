@@ -26,7 +26,6 @@ public final class Provenance {
             {"deeplearning4j", "org.deeplearning4j", "deeplearning4j-nn", "org.deeplearning4j.nn.multilayer.MultiLayerNetwork"},
             {"xgboost4j", "ml.dmlc", "xgboost4j_2.12", "ml.dmlc.xgboost4j.java.XGBoost"},
             {"datavec", "org.datavec", "datavec-data-image", "org.datavec.image.loader.NativeImageLoader"},
-            {"jackson", "com.fasterxml.jackson.core", "jackson-databind", "com.fasterxml.jackson.databind.ObjectMapper"},
     };
     /** ND4J backend artifacts, in the order they are looked for. */
     static final String[] BACKENDS = {"nd4j-native", "nd4j-cuda-11.6", "nd4j-cuda-11.4", "nd4j-cuda-11.2"};
@@ -42,6 +41,9 @@ public final class Provenance {
         p.put("gitCommit", build.getProperty("git.commit", UNKNOWN));
         p.put("java", System.getProperty("java.version") + " (" + System.getProperty("java.vendor") + ")");
         for (String[] lib : LIBRARIES) p.put(lib[0], version(lib[1], lib[2], lib[3]));
+        // Jackson says its own version: in the shaded jar its pom.properties is overwritten by the copy
+        // inside nd4j's relocated jackson (another version), which no code-source check can tell apart.
+        p.put("jackson", com.fasterxml.jackson.databind.cfg.PackageVersion.VERSION.toString());
         p.put("nd4jBackend", backend());
         return p;
     }

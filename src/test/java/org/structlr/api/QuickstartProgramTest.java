@@ -52,7 +52,7 @@ class QuickstartProgramTest {
 
     @Test
     void theReadmeProgramCompilesRunsAndPrintsWhatTheLibraryComputes(@TempDir Path tmp) throws Exception {
-        Dataset data = new DenoisingGenerator().generate(2, 2, 16, 16, 3);
+        Dataset data = new DenoisingGenerator().generate(2, 2, 12, 12, 3);
         Path dataDir = tmp.resolve("data"), model = tmp.resolve("model");
         data.write(dataDir);
 
