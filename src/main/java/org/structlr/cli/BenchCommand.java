@@ -33,7 +33,6 @@ import org.structlr.inference.GridMessagePassing;
 import org.structlr.inference.LoopMessagePassing;
 import org.structlr.inference.MessagePassing;
 import org.structlr.learn.LearnSettings;
-import org.structlr.learn.OracleKind;
 import org.structlr.learn.Training;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -391,7 +390,7 @@ final class BenchCommand implements Callable<Integer> {
         Engines.setCpuThreads(n);
         Dataset data = new DenoisingGenerator().generate(16, 16, SEED);
         long t0 = System.nanoTime();
-        Training.Outcome o = Training.train(data, OracleKind.LINEAR, OracleKind.LINEAR, LearnSettings.paperDefaults(learnIterations, SEED), n,
+        Training.Outcome o = Training.train(data, "linear", "linear", LearnSettings.paperDefaults(learnIterations, SEED), n,
                 (rec, total) -> { });
         double total = (System.nanoTime() - t0) / 1e9, it = learnIterations;
         double err = o.curve().isEmpty() ? Double.NaN : o.curve().get(o.curve().size() - 1).testError();

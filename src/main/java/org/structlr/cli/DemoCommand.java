@@ -5,7 +5,6 @@ import java.util.concurrent.Callable;
 import org.structlr.data.AtomicFiles;
 import org.structlr.data.Dataset;
 import org.structlr.learn.LearnSettings;
-import org.structlr.learn.OracleKind;
 import org.structlr.learn.Training;
 import org.structlr.viz.Plots;
 import picocli.CommandLine.Command;
@@ -18,13 +17,13 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--out", defaultValue = "runs/demo", paramLabel = "DIR", description = "Where data, model and reports go (default: ${DEFAULT-VALUE}).")
     Path out;
 
-    @Option(names = "--unary", defaultValue = "linear", converter = OracleKindConverter.class, paramLabel = "KIND",
+    @Option(names = "--unary", defaultValue = "linear", converter = FunctionClassConverter.class, completionCandidates = FunctionClassConverter.Names.class, paramLabel = "KIND",
             description = "Unary function class (default: ${DEFAULT-VALUE}).")
-    OracleKind unary;
+    String unary;
 
-    @Option(names = "--pairwise", defaultValue = "linear", converter = OracleKindConverter.class, paramLabel = "KIND",
+    @Option(names = "--pairwise", defaultValue = "linear", converter = FunctionClassConverter.class, completionCandidates = FunctionClassConverter.Names.class, paramLabel = "KIND",
             description = "Pairwise function class (default: ${DEFAULT-VALUE}).")
-    OracleKind pairwise;
+    String pairwise;
 
     @Option(names = "--iterations", defaultValue = "50", description = "Learning iterations (default: ${DEFAULT-VALUE}).")
     int iterations;
@@ -49,11 +48,11 @@ final class DemoCommand implements Callable<Integer> {
         Dataset ds = Dataset.load(out.resolve("data"));
         if (!common.quiet) System.err.printf("generated %s in %s%n", denoising.describe(), out.resolve("data"));
         Training.Outcome res;
-        try (TrainingProgress progress = new TrainingProgress("denoise " + unary.cliName() + "/" + pairwise.cliName(), iterations, common.quiet)) {
+        try (TrainingProgress progress = new TrainingProgress("denoise " + unary + "/" + pairwise, iterations, common.quiet)) {
             res = Training.train(ds, unary, pairwise, settings, threads, progress);
         }
         TrainCommand.write(res, out.resolve("model"), out.resolve("report.json"), out.resolve("curve.csv"));
-        String name = unary.cliName() + "/" + pairwise.cliName();
+        String name = unary + "/" + pairwise;
         Plots.errorCurves(out.resolve("errors.png"), "denoising: error against iteration", java.util.Map.of(name, res.curve()));
         Plots.objectiveCurves(out.resolve("objective.png"), "denoising: objective against iteration", java.util.Map.of(name, res.curve()));
         System.out.println("model, report.json, curve.csv, errors.png and objective.png written to " + out);

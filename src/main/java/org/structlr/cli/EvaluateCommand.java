@@ -69,6 +69,6 @@ final class EvaluateCommand implements Callable<Integer> {
         }
         ExampleBatch b = new ExampleBatch(examples, m.numLabels(), m.pairTypes());
         Predictor.Prediction p = Predictor.predict(m, b, prediction.stop(b));
-        return b.error(p.labels());
+        return org.structlr.model.Potentials.error(b, p.labels());
     }
 }

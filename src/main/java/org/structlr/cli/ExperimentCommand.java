@@ -14,7 +14,6 @@ import org.structlr.data.Dataset;
 import org.structlr.experiment.Experiment;
 import org.structlr.learn.IterationRecord;
 import org.structlr.learn.LearnSettings;
-import org.structlr.learn.OracleKind;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -40,13 +39,13 @@ final class ExperimentCommand implements Runnable {
 
     /** Options of both data sets. */
     static final class Options {
-        @Option(names = "--unary", converter = OracleKindConverter.class, paramLabel = "KIND",
-                description = "Unary function class of a single pair: zero, const, linear, mlp, boost (default: linear).")
-        OracleKind unary;
+        @Option(names = "--unary", converter = FunctionClassConverter.class, completionCandidates = FunctionClassConverter.Names.class, paramLabel = "KIND",
+                description = "Unary function class of a single pair: ${COMPLETION-CANDIDATES} (default: linear).")
+        String unary;
 
-        @Option(names = "--pairwise", converter = OracleKindConverter.class, paramLabel = "KIND",
+        @Option(names = "--pairwise", converter = FunctionClassConverter.class, completionCandidates = FunctionClassConverter.Names.class, paramLabel = "KIND",
                 description = "Pairwise function class of a single pair (default: linear).")
-        OracleKind pairwise;
+        String pairwise;
 
         @Option(names = "--table", description = "Run every (unary, pairwise) pair of --kinds, one after another (the paper's Table 1).")
         boolean table;
@@ -55,9 +54,9 @@ final class ExperimentCommand implements Runnable {
                 + "instead of training them again; they must come from the same data and settings.")
         boolean resume;
 
-        @Option(names = "--kinds", split = ",", converter = OracleKindConverter.class, paramLabel = "K1,K2,...",
+        @Option(names = "--kinds", split = ",", converter = FunctionClassConverter.class, completionCandidates = FunctionClassConverter.Names.class, paramLabel = "K1,K2,...",
                 defaultValue = "zero,const,linear,boost,mlp", description = "Function classes of --table (default: ${DEFAULT-VALUE}).")
-        List<OracleKind> kinds;
+        List<String> kinds;
 
         @Option(names = "--iterations", defaultValue = "50", description = "Learning iterations per pair (default: ${DEFAULT-VALUE}).")
         int iterations;
@@ -143,10 +142,10 @@ final class ExperimentCommand implements Runnable {
     static int run(Experiment exp, Options opts, Path out, boolean quiet, CommandSpec spec) throws Exception {
         java.io.PrintWriter stdout = spec.commandLine().getOut();
         if (!opts.table) {
-            OracleKind u = opts.unary != null ? opts.unary : OracleKind.LINEAR;
-            OracleKind p = opts.pairwise != null ? opts.pairwise : OracleKind.LINEAR;
+            String u = opts.unary != null ? opts.unary : "linear";
+            String p = opts.pairwise != null ? opts.pairwise : "linear";
             Experiment.PairResult r;
-            try (TrainingProgress progress = new TrainingProgress(exp.name() + " " + u.cliName() + "/" + p.cliName(), opts.iterations, quiet)) {
+            try (TrainingProgress progress = new TrainingProgress(exp.name() + " " + u + "/" + p, opts.iterations, quiet)) {
                 r = exp.runPair(u, p, out, progress);
             }
             stdout.printf(Locale.ROOT, "%s %s: train error %.4f  test error %.4f  %.1f s%n", exp.name(), r.label(),
@@ -180,8 +179,8 @@ final class ExperimentCommand implements Runnable {
         }
 
         @Override
-        public void pairStarted(int index, int total, OracleKind unary, OracleKind pairwise) {
-            pair = String.format(Locale.ROOT, " pair %d/%d %s/%s", index + 1, total, unary.cliName(), pairwise.cliName());
+        public void pairStarted(int index, int total, String unary, String pairwise) {
+            pair = String.format(Locale.ROOT, " pair %d/%d %s/%s", index + 1, total, unary, pairwise);
             if (bar != null) bar.setExtraMessage(pair);
         }
 

@@ -12,7 +12,6 @@ import org.structlr.learn.Checkpointer;
 import org.structlr.learn.IterationRecord;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.LearningReport;
-import org.structlr.learn.OracleKind;
 import org.structlr.learn.StateSink;
 import org.structlr.learn.Training;
 import org.structlr.model.CrfModel;
@@ -28,13 +27,13 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--data", required = true, paramLabel = "DIR", description = "Data set folder with train/ and test/ .npz files.")
     Path data;
 
-    @Option(names = "--unary", defaultValue = "linear", converter = OracleKindConverter.class, paramLabel = "KIND",
-            description = "Unary function class: zero, const, linear, mlp, boost (default: ${DEFAULT-VALUE}).")
-    OracleKind unary;
+    @Option(names = "--unary", defaultValue = "linear", converter = FunctionClassConverter.class, completionCandidates = FunctionClassConverter.Names.class, paramLabel = "KIND",
+            description = "Unary function class, any registered name: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    String unary;
 
-    @Option(names = "--pairwise", defaultValue = "linear", converter = OracleKindConverter.class, paramLabel = "KIND",
-            description = "Pairwise function class: zero, const, linear, mlp, boost (default: ${DEFAULT-VALUE}).")
-    OracleKind pairwise;
+    @Option(names = "--pairwise", defaultValue = "linear", converter = FunctionClassConverter.class, completionCandidates = FunctionClassConverter.Names.class, paramLabel = "KIND",
+            description = "Pairwise function class, any registered name: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    String pairwise;
 
     @Option(names = "--iterations", defaultValue = "100", description = "Learning iterations (default: ${DEFAULT-VALUE}).")
     int iterations;
@@ -102,7 +101,7 @@ final class TrainCommand implements Callable<Integer> {
         }
         StateSink sink = checkpoint == null ? StateSink.NONE : new Checkpointer(checkpoint, checkpointEvery, unary, pairwise, settings, threads, hash);
         Training.Outcome out;
-        try (TrainingProgress progress = new TrainingProgress("train " + unary.cliName() + "/" + pairwise.cliName(), iterations, common.quiet)) {
+        try (TrainingProgress progress = new TrainingProgress("train " + unary + "/" + pairwise, iterations, common.quiet)) {
             if (from != null) progress.skip(from.state().iteration());
             out = Training.train(ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink);
         }
@@ -139,7 +138,7 @@ final class TrainCommand implements Callable<Integer> {
     }
 
     private static String show(Object o) {
-        return o instanceof OracleKind k ? k.cliName() : String.valueOf(o);
+        return String.valueOf(o);
     }
 
     static void write(Training.Outcome out, Path model, Path report, Path csv) throws java.io.IOException {

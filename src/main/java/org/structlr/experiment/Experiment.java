@@ -17,7 +17,6 @@ import org.structlr.learn.IterationRecord;
 import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.LearningReport;
-import org.structlr.learn.OracleKind;
 import org.structlr.learn.Training;
 import org.structlr.model.CrfModel;
 import org.structlr.model.ExampleBatch;
@@ -61,7 +60,7 @@ public final class Experiment {
 
     /** Told about the progress of a table. */
     public interface Listener extends LearnListener {
-        default void pairStarted(int index, int total, OracleKind unary, OracleKind pairwise) {}
+        default void pairStarted(int index, int total, String unary, String pairwise) {}
 
         default void pairFinished(int index, int total, PairResult result) {}
 
@@ -75,9 +74,9 @@ public final class Experiment {
     }
 
     /** One trained pair and how long it took (seconds of the whole {@link Training#train} call). */
-    public record PairResult(OracleKind unary, OracleKind pairwise, Training.Outcome outcome, double seconds) {
-        public String name() { return unary.cliName() + "-" + pairwise.cliName(); }
-        public String label() { return unary.cliName() + "/" + pairwise.cliName(); }
+    public record PairResult(String unary, String pairwise, Training.Outcome outcome, double seconds) {
+        public String name() { return unary + "-" + pairwise; }
+        public String label() { return unary + "/" + pairwise; }
         public List<IterationRecord> curve() { return outcome.curve(); }
         public double finalTrainError() { return curve().isEmpty() ? Double.NaN : curve().get(curve().size() - 1).trainError(); }
         public double finalTestError() { return curve().isEmpty() ? Double.NaN : curve().get(curve().size() - 1).testError(); }
@@ -89,9 +88,9 @@ public final class Experiment {
     }
 
     /** Every pair of a table, rows = unary classes, columns = pairwise classes, in {@code kinds} order. */
-    public record TableResult(List<OracleKind> kinds, List<PairResult> pairs, PairResult best) {
-        public PairResult get(OracleKind unary, OracleKind pairwise) {
-            for (PairResult p : pairs) if (p.unary() == unary && p.pairwise() == pairwise) return p;
+    public record TableResult(List<String> kinds, List<PairResult> pairs, PairResult best) {
+        public PairResult get(String unary, String pairwise) {
+            for (PairResult p : pairs) if (p.unary().equals(unary) && p.pairwise().equals(pairwise)) return p;
             throw new IllegalArgumentException("no pair " + unary + "/" + pairwise);
         }
     }
@@ -114,14 +113,14 @@ public final class Experiment {
     public LearnSettings settings() { return settings; }
 
     /** Trains one pair; writes nothing. */
-    public PairResult train(OracleKind unary, OracleKind pairwise, LearnListener listener) {
+    public PairResult train(String unary, String pairwise, LearnListener listener) {
         long t0 = System.nanoTime();
         Training.Outcome o = Training.train(data, unary, pairwise, settings, threads, listener);
         return new PairResult(unary, pairwise, o, (System.nanoTime() - t0) / 1e9);
     }
 
     /** Trains one pair and writes its files into {@code out} (see the class comment). */
-    public PairResult runPair(OracleKind unary, OracleKind pairwise, Path out, LearnListener listener) throws IOException {
+    public PairResult runPair(String unary, String pairwise, Path out, LearnListener listener) throws IOException {
         PairResult r = train(unary, pairwise, listener);
         writeReport(r, out.resolve("report.json"));
         LearningReport.writeCsv(out.resolve("curve.csv"), r.curve());
@@ -132,7 +131,7 @@ public final class Experiment {
     }
 
     /** Trains every (unary, pairwise) pair of {@code kinds}, unary class outer, and writes the table's files into {@code out}. */
-    public TableResult runTable(List<OracleKind> kinds, Path out, Listener listener) throws IOException {
+    public TableResult runTable(List<String> kinds, Path out, Listener listener) throws IOException {
         return runTable(kinds, out, listener, false);
     }
 
@@ -142,16 +141,16 @@ public final class Experiment {
      * settings is read back instead of trained again (a table interrupted after k pairs continues
      * at pair k + 1). A pair folder made from other data or settings is bad input (named).
      */
-    public TableResult runTable(List<OracleKind> kinds, Path out, Listener listener, boolean resume) throws IOException {
+    public TableResult runTable(List<String> kinds, Path out, Listener listener, boolean resume) throws IOException {
         if (kinds.isEmpty()) throw new IllegalArgumentException("no function classes");
         if (kinds.stream().distinct().count() != kinds.size()) throw new IllegalArgumentException("function classes repeat: " + kinds);
         String dataHash = resume ? Training.dataHash(data) : null;
         List<PairResult> done = new ArrayList<>();
         PairResult best = null;
         int total = kinds.size() * kinds.size(), index = 0;
-        for (OracleKind u : kinds) {
-            for (OracleKind p : kinds) {
-                Path dir = out.resolve("pairs").resolve(u.cliName() + "-" + p.cliName());
+        for (String u : kinds) {
+            for (String p : kinds) {
+                Path dir = out.resolve("pairs").resolve(u + "-" + p);
                 listener.pairStarted(index, total, u, p);
                 PairResult r = resume ? readPair(u, p, dir, dataHash) : null;
                 if (r != null) {
@@ -182,7 +181,7 @@ public final class Experiment {
      * A finished pair read back from its folder (report.json written last, so its presence means the
      * model is complete); null when the folder holds no report. Refuses a pair of other settings or data.
      */
-    private PairResult readPair(OracleKind u, OracleKind p, Path dir, String dataHash) {
+    private PairResult readPair(String u, String p, Path dir, String dataHash) {
         Path report = dir.resolve("report.json");
         if (!Files.isRegularFile(report)) return null;
         CrfModel model = CrfModel.load(dir.resolve("model"));
@@ -230,8 +229,8 @@ public final class Experiment {
     private void writeReport(PairResult r, Path file) throws IOException {
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("experiment", name);
-        extra.put("unary", r.unary().cliName());
-        extra.put("pairwise", r.pairwise().cliName());
+        extra.put("unary", r.unary());
+        extra.put("pairwise", r.pairwise());
         extra.put("settings", r.outcome().model().settings());
         extra.put("provenance", r.outcome().model().provenance());
         Map<String, Object> secs = new LinkedHashMap<>();
@@ -293,7 +292,7 @@ public final class Experiment {
         StringBuilder all = new StringBuilder("unary,pairwise,train_error,test_error,seconds,iterations,objective,test_error_after_"
                 + EARLY_ITERATION + "\n");
         for (PairResult r : t.pairs()) {
-            all.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%.2f,%d,%s,%s%n", r.unary().cliName(), r.pairwise().cliName(),
+            all.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%.2f,%d,%s,%s%n", r.unary(), r.pairwise(),
                     num(r.finalTrainError(), "%.6f"), num(r.finalTestError(), "%.6f"), r.seconds(), r.curve().size(),
                     num(r.finalObjective(), "%.6f"), num(r.testErrorAfter(EARLY_ITERATION), "%.6f")));
         }
@@ -303,7 +302,7 @@ public final class Experiment {
         md.append("Rows: unary class; columns: pairwise class. Error = fraction of wrong labels after the last learning iteration.\n");
         PairResult b = t.best();
         if (b != null) {
-            md.append(String.format(Locale.ROOT, "Lowest test error: %s/%s, %s.%n", b.unary().cliName(), b.pairwise().cliName(),
+            md.append(String.format(Locale.ROOT, "Lowest test error: %s/%s, %s.%n", b.unary(), b.pairwise(),
                     num(b.finalTestError(), "%.4f")));
         }
         md.append("\n## Test error\n\n").append(markdown(t, PairResult::finalTestError, "%.4f"));
@@ -323,11 +322,11 @@ public final class Experiment {
 
     private static String csv(TableResult t, Cell cell, String fmt) {
         StringBuilder sb = new StringBuilder("unary\\pairwise");
-        for (OracleKind p : t.kinds()) sb.append(',').append(p.cliName());
+        for (String p : t.kinds()) sb.append(',').append(p);
         sb.append('\n');
-        for (OracleKind u : t.kinds()) {
-            sb.append(u.cliName());
-            for (OracleKind p : t.kinds()) sb.append(',').append(num(cell.of(t.get(u, p)), fmt));
+        for (String u : t.kinds()) {
+            sb.append(u);
+            for (String p : t.kinds()) sb.append(',').append(num(cell.of(t.get(u, p)), fmt));
             sb.append('\n');
         }
         return sb.toString();
@@ -335,13 +334,13 @@ public final class Experiment {
 
     private static String markdown(TableResult t, Cell cell, String fmt) {
         StringBuilder sb = new StringBuilder("| unary \\ pairwise |");
-        for (OracleKind p : t.kinds()) sb.append(' ').append(p.cliName()).append(" |");
+        for (String p : t.kinds()) sb.append(' ').append(p).append(" |");
         sb.append("\n|---|");
         for (int k = 0; k < t.kinds().size(); k++) sb.append("---:|");
         sb.append('\n');
-        for (OracleKind u : t.kinds()) {
-            sb.append("| ").append(u.cliName()).append(" |");
-            for (OracleKind p : t.kinds()) {
+        for (String u : t.kinds()) {
+            sb.append("| ").append(u).append(" |");
+            for (String p : t.kinds()) {
                 String v = num(cell.of(t.get(u, p)), fmt);
                 sb.append(' ').append(v.isEmpty() ? "n/a" : v).append(" |");
             }

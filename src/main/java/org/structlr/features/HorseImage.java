@@ -11,7 +11,7 @@ import java.nio.file.Path;
  * @param rgb     {@code [H * W * 3]} pixel-major R, G, B in [0, 1]
  * @param labels  {@code [H * W]}: 1 = horse (mask value at least 128), 0 = background
  */
-public record HorseImage(int number, Path rgbFile, int height, int width, float[] rgb, int[] labels) {
+record HorseImage(int number, Path rgbFile, int height, int width, float[] rgb, int[] labels) {
     public HorseImage {
         if (height < 1 || width < 1) throw new IllegalArgumentException("image of " + height + "x" + width + " has no pixels");
         if (rgb.length != 3 * height * width) throw new IllegalArgumentException("rgb has " + rgb.length + " values, not 3*" + height + "*" + width);

@@ -95,4 +95,15 @@ public final class Engines {
         if (per == 0 || g.numVariables() % per != 0) return false;
         return GridBatch.detect(g, Collections.nCopies(g.numVariables() / per, new int[] {height, width})) != null;
     }
+
+    /**
+     * The engine for a batch of examples forming {@code graph} (their disjoint union, in order):
+     * the grid engines when every example is an image (of any sizes: a ragged batch, checked by
+     * {@link GridBatch#detect}), else the general engine.
+     * {@code shapes} holds each example's [H, W], or null for an example that is no image.
+     */
+    public static MessagePassing forBatch(FactorGraph graph, java.util.List<int[]> shapes, double eps) {
+        for (int[] s : shapes) if (s == null) return create(graph, eps, DataType.FLOAT);
+        return create(graph, shapes, eps, DataType.FLOAT);
+    }
 }

@@ -40,7 +40,7 @@ import org.structlr.oracle.ScoreFunctions;
  * Loading checks every checksum before reading anything, so a corrupted checkpoint is refused
  * whole, naming the file.
  */
-public record Checkpoint(OracleKind unaryKind, OracleKind pairKind, LearnSettings settings, int threads, String dataHash,
+public record Checkpoint(String unaryKind, String pairKind, LearnSettings settings, int threads, String dataHash,
                          LearnerState state) {
     public static final String FORMAT = "structlr-checkpoint";
     public static final int VERSION = 1;
@@ -72,8 +72,8 @@ public record Checkpoint(OracleKind unaryKind, OracleKind pairKind, LearnSetting
             m.put("format", FORMAT);
             m.put("version", VERSION);
             m.put("iteration", state.iteration());
-            m.put("unary", unaryKind.cliName());
-            m.put("pairwise", pairKind.cliName());
+            m.put("unary", unaryKind);
+            m.put("pairwise", pairKind);
             m.put("pairTypes", state.pair().size());
             ObjectNode s = m.putObject("settings");
             s.put("iterations", settings.iterations());
@@ -130,8 +130,8 @@ public record Checkpoint(OracleKind unaryKind, OracleKind pairKind, LearnSetting
             }
             if (listed == 0) throw new BadInputException(manifest, "checkpoint manifest lists no checksums");
 
-            OracleKind unaryKind = OracleKind.parse(m.path("unary").asText());
-            OracleKind pairKind = OracleKind.parse(m.path("pairwise").asText());
+            String unaryKind = org.structlr.oracle.FunctionClasses.canonical(m.path("unary").asText());
+            String pairKind = org.structlr.oracle.FunctionClasses.canonical(m.path("pairwise").asText());
             JsonNode s = m.path("settings");
             LearnSettings settings = new LearnSettings(s.path("iterations").asInt(), s.path("eps").asDouble(),
                     s.path("sweepsPerFit").asInt(), s.path("evalSweeps").asInt(), s.path("seed").asLong());

@@ -23,12 +23,12 @@ public final class Checkpointer implements StateSink {
 
     private final Path dir;
     private final int every;
-    private final OracleKind unaryKind, pairKind;
+    private final String unaryKind, pairKind;
     private final LearnSettings settings;
     private final int threads;
     private final String dataHash;
 
-    public Checkpointer(Path dir, int every, OracleKind unaryKind, OracleKind pairKind, LearnSettings settings, int threads, String dataHash) {
+    public Checkpointer(Path dir, int every, String unaryKind, String pairKind, LearnSettings settings, int threads, String dataHash) {
         if (every < 1) throw new IllegalArgumentException("checkpoints every " + every + " iterations: need at least 1");
         this.dir = dir;
         this.every = every;

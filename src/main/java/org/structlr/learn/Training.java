@@ -16,7 +16,8 @@ import org.structlr.data.Example;
 import org.structlr.model.CrfModel;
 import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.Oracle;
-import org.structlr.oracle.CnnOracle;
+import org.structlr.oracle.FunctionClass;
+import org.structlr.oracle.FunctionClasses;
 import org.structlr.oracle.ScoreFunction;
 import org.structlr.oracle.ZeroScore;
 
@@ -27,16 +28,22 @@ public final class Training {
     public record Outcome(CrfModel model, List<IterationRecord> curve, double fitSeconds, double passingSeconds, double evalSeconds) {}
 
     /** Refuses, before any work, a function class that cannot read these features. */
-    public static void checkApplicable(Dataset data, OracleKind unaryKind, OracleKind pairKind) {
-        if (pairKind == OracleKind.CNN) {
-            throw new BadInputException("--pairwise cnn: cnn is a unary function class for patch features; edge features are not patches");
+    public static void checkApplicable(Dataset data, String unaryKind, String pairKind) {
+        check("--unary", unaryKind, true, data.unaryDim());
+        check("--pairwise", pairKind, false, data.pairDim());
+    }
+
+    private static void check(String option, String name, boolean unary, int width) {
+        FunctionClass c;
+        try {
+            c = FunctionClasses.get(name);
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException(option + ": " + e.getMessage());
         }
-        if (unaryKind == OracleKind.CNN) {
-            try {
-                CnnOracle.patchSide(data.unaryDim());
-            } catch (IllegalArgumentException e) {
-                throw new BadInputException("--unary cnn needs patch features (horses-data --features patch): " + e.getMessage());
-            }
+        try {
+            c.checkApplicable(unary, width);
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException(option + " " + c.name() + ": " + e.getMessage());
         }
     }
 
@@ -48,26 +55,29 @@ public final class Training {
         return names;
     }
 
-    public static Outcome train(Dataset data, OracleKind unaryKind, OracleKind pairKind, LearnSettings settings,
+    public static Outcome train(Dataset data, String unaryKind, String pairKind, LearnSettings settings,
                                 int threads, LearnListener listener) {
         return train(data, unaryKind, pairKind, settings, threads, listener, null, StateSink.NONE);
     }
 
     /**
-     * As {@link #train(Dataset, OracleKind, OracleKind, LearnSettings, int, LearnListener)}, continuing
+     * As {@link #train(Dataset, String, String, LearnSettings, int, LearnListener)}, continuing
      * from {@code from} (null: from the start; see {@link Checkpoint} for what must match) and
      * handing {@code sink} the learner's state at the iterations it asks for.
      */
-    public static Outcome train(Dataset data, OracleKind unaryKind, OracleKind pairKind, LearnSettings settings,
+    public static Outcome train(Dataset data, String unaryKind, String pairKind, LearnSettings settings,
                                 int threads, LearnListener listener, LearnerState from, StateSink sink) {
         checkApplicable(data, unaryKind, pairKind);
         List<String> types = pairTypeNames(data.numPairTypes());
         int L = data.numLabels();
         ExampleBatch train = new ExampleBatch(data.train(), L, types);
         ExampleBatch test = data.test().isEmpty() ? null : new ExampleBatch(data.test(), L, types);
-        Oracle unaryOracle = unaryKind.create(true, settings.seed(), threads);
+        // unary: the settings' seed; pairwise type t: seed + 1 + t (as the built-ins always did)
+        Oracle unaryOracle = FunctionClasses.get(unaryKind).create(new FunctionClass.Context(true, data.unaryDim(), settings.seed(), threads));
         List<Oracle> pairOracles = new ArrayList<>();
-        for (int t = 0; t < types.size(); t++) pairOracles.add(pairKind.create(false, settings.seed() + 1 + t, threads));
+        for (int t = 0; t < types.size(); t++) {
+            pairOracles.add(FunctionClasses.get(pairKind).create(new FunctionClass.Context(false, data.pairDim(), settings.seed() + 1 + t, threads)));
+        }
         AlternatingLearner.Result r;
         try {
             r = new AlternatingLearner(settings, unaryOracle, pairOracles).train(train, test, from, listener, sink);
@@ -106,10 +116,10 @@ public final class Training {
     }
 
     /** The settings a model records (model.json "settings"): the two classes and the learning settings. */
-    public static Map<String, Object> settingsMap(OracleKind unaryKind, OracleKind pairKind, LearnSettings settings) {
+    public static Map<String, Object> settingsMap(String unaryKind, String pairKind, LearnSettings settings) {
         Map<String, Object> s = new LinkedHashMap<>();
-        s.put("unary", unaryKind.cliName());
-        s.put("pairwise", pairKind.cliName());
+        s.put("unary", FunctionClasses.canonical(unaryKind));
+        s.put("pairwise", FunctionClasses.canonical(pairKind));
         s.put("iterations", settings.iterations());
         s.put("eps", settings.eps());
         s.put("sweepsPerFit", settings.sweepsPerFit());
@@ -135,9 +145,7 @@ public final class Training {
             for (String k : IMAGE_RECIPE_KEYS) if (info.containsKey(k)) recipe.put(k, info.get(k));
             p.put("images", recipe); // how predict must featurise new images (PredictCommand)
         }
-        p.put("structlr", Training.class.getPackage().getImplementationVersion() == null ? "dev" : Training.class.getPackage().getImplementationVersion());
-        p.put("java", System.getProperty("java.version"));
-        p.put("nd4j", "1.0.0-M2.1");
+        p.putAll(Provenance.software()); // versions on the class path, ND4J backend, git commit
         p.put("created", Instant.now().toString());
         return p;
     }

@@ -12,7 +12,9 @@ import org.structlr.oracle.ScoreFunction;
 /**
  * Many examples as one disjoint-union graph with their features stacked, so that one batched
  * engine and one call per factor type serve them all. Features are grouped by factor type once,
- * here, since every oracle fit and every potential update reads them per type.
+ * here, since every oracle fit and every potential update reads them per type. The potentials and
+ * the loss computed from them are {@link Potentials}'; the engine is chosen by
+ * {@link org.structlr.inference.Engines#forBatch}.
  */
 public final class ExampleBatch {
     private final List<Example> examples;
@@ -77,15 +79,16 @@ public final class ExampleBatch {
         return first;
     }
 
-    /** The fastest engine for this batch's graph: images of any sizes reach the grid engines. */
+    /** Each example's image shape [H, W], or null for an example that is no image. */
+    public List<int[]> shapes() {
+        List<int[]> out = new ArrayList<>();
+        for (Example e : examples) out.add(e.shape().orElse(null));
+        return out;
+    }
+
+    /** The fastest engine for this batch's graph: the choice is {@link org.structlr.inference.Engines#forBatch}'s. */
     public org.structlr.inference.MessagePassing newEngine(double eps) {
-        List<int[]> shapes = new ArrayList<>();
-        for (Example e : examples) {
-            int[] s = e.shape().orElse(null);
-            if (s == null) return org.structlr.inference.Engines.create(graph, eps, DataType.FLOAT);
-            shapes.add(s);
-        }
-        return org.structlr.inference.Engines.create(graph, shapes, eps, DataType.FLOAT);
+        return org.structlr.inference.Engines.forBatch(graph, shapes(), eps);
     }
     public FactorGraph graph() { return graph; }
     public int numLabels() { return numLabels; }
@@ -113,40 +116,25 @@ public final class ExampleBatch {
         return out;
     }
 
-    /** [V, L] = eps * g_unary(features); zeros when the function is null (f = 0). */
-    public INDArray unaryPotentials(ScoreFunction unary, double eps) {
-        if (unary == null) return Nd4j.zeros(DataType.FLOAT, graph.numVariables(), numLabels);
-        return unary.scores(unaryFeatures).castTo(DataType.FLOAT).muli(eps);
-    }
+    /** Edge -> its row in the type-ordered concatenation of the pairwise feature blocks (for {@link Potentials}). */
+    int[] typeOrderPosition() { return typeOrderPosition; }
 
-    /** [E, L*L] = eps * g_t(features) for each edge's type t (null functions are 0). */
-    public INDArray pairPotentials(List<ScoreFunction> pair, double eps) {
-        int ll = numLabels * numLabels;
-        if (pairFeatures.length == 1) {
-            ScoreFunction f = pair.get(0);
-            return f == null ? Nd4j.zeros(DataType.FLOAT, graph.numEdges(), ll) : f.scores(pairFeatures[0]).castTo(DataType.FLOAT).muli(eps);
-        }
-        // Type-ordered rows back to edge order with one row gather (once per oracle step, not in message passing).
-        INDArray[] parts = new INDArray[pairFeatures.length];
-        for (int t = 0; t < pairFeatures.length; t++) {
-            ScoreFunction f = pair.get(t);
-            parts[t] = f == null || edgesOfType[t].length == 0 ? Nd4j.zeros(DataType.FLOAT, edgesOfType[t].length, ll)
-                    : f.scores(pairFeatures[t]).castTo(DataType.FLOAT).muli(eps);
-        }
-        return Nd4j.pullRows(Nd4j.concat(0, parts), 1, typeOrderPosition);
-    }
+    // The potentials and the loss live in Potentials; these delegates keep callers on other
+    // branches compiling until they move (to be removed after the wave-2 merge).
 
-    /** [V, L] Hamming loss augmentation: 1 where y differs from the true label. */
-    public INDArray hammingLoss() {
-        INDArray d = Nd4j.ones(DataType.FLOAT, graph.numVariables(), numLabels);
-        for (int v = 0; v < labels.length; v++) d.putScalar(v, labels[v], 0f);
-        return d;
-    }
+    /** @deprecated use {@link Potentials#unary} */
+    @Deprecated
+    public INDArray unaryPotentials(ScoreFunction unary, double eps) { return Potentials.unary(this, unary, eps); }
 
-    /** Fraction of variables whose decoded label differs from the truth. */
-    public double error(int[] decoded) {
-        int wrong = 0;
-        for (int v = 0; v < labels.length; v++) if (decoded[v] != labels[v]) wrong++;
-        return (double) wrong / labels.length;
-    }
+    /** @deprecated use {@link Potentials#pairwise} */
+    @Deprecated
+    public INDArray pairPotentials(List<ScoreFunction> pair, double eps) { return Potentials.pairwise(this, pair, eps); }
+
+    /** @deprecated use {@link Potentials#hammingLoss} */
+    @Deprecated
+    public INDArray hammingLoss() { return Potentials.hammingLoss(this); }
+
+    /** @deprecated use {@link Potentials#error} */
+    @Deprecated
+    public double error(int[] decoded) { return Potentials.error(this, decoded); }
 }

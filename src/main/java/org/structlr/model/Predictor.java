@@ -27,7 +27,7 @@ public final class Predictor {
     public static Prediction predict(CrfModel model, ExampleBatch batch, StopRule stop) {
         for (Example ex : batch.examples()) checkCompatible(model, ex);
         try (MessagePassing mp = batch.newEngine(model.eps())) {
-            mp.setPotentials(batch.unaryPotentials(model.unary(), model.eps()), batch.pairPotentials(model.pair(), model.eps()));
+            mp.setPotentials(Potentials.unary(batch, model.unary(), model.eps()), Potentials.pairwise(batch, model.pair(), model.eps()));
             InferenceResult r = mp.run(stop);
             return new Prediction(mp.decode(), mp.unaryBeliefs(), r);
         }

@@ -50,7 +50,7 @@ import org.nd4j.linalg.learning.config.Nesterovs;
  * convergence, per call). The updater state travels with the network; the network's precision is the
  * first problem's (FLOAT recommended). Deterministic for a seed on one machine and thread count.
  */
-public final class CnnOracle implements Oracle {
+final class CnnOracle implements Oracle {
 
     public static final double UNARY_STEP = 0.25;
     public static final int DEFAULT_FILTERS1 = 8;

@@ -19,7 +19,7 @@ import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
  * layer with {@link BiasedSoftmaxLoss}. Saved with ModelSerializer including the updater state, so a
  * loaded function continues exactly; {@code fits} counts the oracle calls that produced it.
  */
-public final class CnnScore extends NetworkScore {
+final class CnnScore extends NetworkScore {
 
     static final String KIND = "cnn";
     private final int patchSide;

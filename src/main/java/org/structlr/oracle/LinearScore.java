@@ -13,7 +13,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * so that {@link LinearOracle} can continue it; saved with ModelSerializer. The oracle hands out a
  * private copy, never a network it trains further.
  */
-public final class LinearScore extends NetworkScore {
+final class LinearScore extends NetworkScore {
 
     static final String KIND = "linear";
 

@@ -13,7 +13,7 @@ import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
  * updater (momentum) state, so a loaded function can be continued exactly; {@code fits} counts the
  * oracle calls that produced it (it seeds the next call's shuffling).
  */
-public final class MlpScore extends NetworkScore {
+final class MlpScore extends NetworkScore {
 
     static final String KIND = "mlp";
 

@@ -10,7 +10,8 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * by eps). Immutable in effect: a later oracle call never changes what an earlier function returns.
  *
  * <p>Saved as a directory: {@link ScoreFunctions#META_FILE} names the kind and the shape, beside the
- * kind's own files; {@link ScoreFunctions#load(Path)} restores any kind.
+ * kind's own files; {@link FunctionClasses#load(Path)} restores any kind a registered
+ * {@link FunctionClass} claims.
  */
 public interface ScoreFunction {
 
@@ -22,7 +23,8 @@ public interface ScoreFunction {
     /** The feature width D this function expects, or -1 when it ignores the features. */
     int numFeatures();
 
-    /** The kind tag written to disk: "zero", "constant", "linear", "mlp", "boost". */
+    /** The kind tag written to disk: "zero", "constant", "linear", "mlp", "boost", "cnn", or a
+     *  kind of a class of one's own (see {@link FunctionClass#kinds()}). */
     String kind();
 
     /** A one-line human description (kind, sizes, settings). */

@@ -17,7 +17,9 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  *   score-function.json   {"format": 1, "kind": "linear", "numClasses": 3, "numFeatures": 2, ...kind fields}
  * </pre>
  * beside the kind's own files (a DL4J ModelSerializer zip for linear, mlp and cnn, an XGBoost model
- * for boost; zero and constant need nothing else).
+ * for boost; zero and constant need nothing else). The kind selects the {@link FunctionClass} whose
+ * {@link FunctionClass#load} restores the function; a class of one's own writes this file with
+ * {@link #meta} and {@link #writeMeta} in its {@link ScoreFunction#save}.
  */
 public final class ScoreFunctions {
 
@@ -28,26 +30,9 @@ public final class ScoreFunctions {
     private ScoreFunctions() {
     }
 
-    /** Restores a function saved by {@link ScoreFunction#save(Path)}. */
+    /** Restores a function saved by {@link ScoreFunction#save(Path)}, of any registered class ({@link FunctionClasses#load}). */
     public static ScoreFunction load(Path dir) throws IOException {
-        JsonNode meta = readMeta(dir);
-        String kind = meta.path("kind").asText("");
-        switch (kind) {
-            case ZeroScore.KIND:
-                return ZeroScore.load(meta);
-            case ConstantScore.KIND:
-                return ConstantScore.load(meta);
-            case LinearScore.KIND:
-                return LinearScore.load(dir, meta);
-            case MlpScore.KIND:
-                return MlpScore.load(dir, meta);
-            case BoostScore.KIND:
-                return BoostScore.load(dir, meta);
-            case CnnScore.KIND:
-                return CnnScore.load(dir, meta);
-            default:
-                throw new IOException(dir.resolve(META_FILE) + ": unknown score function kind '" + kind + "'");
-        }
+        return FunctionClasses.load(dir);
     }
 
     static JsonNode readMeta(Path dir) throws IOException {
@@ -62,7 +47,7 @@ public final class ScoreFunctions {
     }
 
     /** The common fields; the caller adds its own and passes the node to {@link #writeMeta}. */
-    static ObjectNode meta(ScoreFunction f) {
+    public static ObjectNode meta(ScoreFunction f) {
         ObjectNode n = JSON.createObjectNode();
         n.put("format", FORMAT);
         n.put("kind", f.kind());
@@ -72,7 +57,8 @@ public final class ScoreFunctions {
         return n;
     }
 
-    static void writeMeta(Path dir, ObjectNode meta) throws IOException {
+    /** Writes {@value #META_FILE} into {@code dir} (created if missing): every saved function must. */
+    public static void writeMeta(Path dir, ObjectNode meta) throws IOException {
         Files.createDirectories(dir);
         JSON.writeValue(dir.resolve(META_FILE).toFile(), meta);
     }

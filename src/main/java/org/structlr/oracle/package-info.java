@@ -1,5 +1,9 @@
 /**
- * The oracle step of DESIGN §1: fit a function of one class to a biased logistic problem.
+ * Internal (no compatibility promise), except the extension point {@link org.structlr.oracle.FunctionClass}:
+ * the oracle step of DESIGN §1: fit a function of one class to a biased logistic problem,
+ * <pre>
+ *   maximise over g in the class:  sum_rows [ g(phi, y) + b(y) - lse_c( g(phi, c) + b(c) ) ],   f = eps g
+ * </pre>
  *
  * <ul>
  *   <li>{@link org.structlr.oracle.BiasedLogisticProblem}: features X [N, D], labels y [N], bias B [N, C]
@@ -7,9 +11,14 @@
  *   <li>{@link org.structlr.oracle.Oracle#fit}: problem + previous function (null = start from g = 0)
  *       -> a new {@link org.structlr.oracle.ScoreFunction}; the previous one is never changed.</li>
  *   <li>Function classes: zero, constant (exact Newton), linear (L-BFGS to a gradient tolerance), mlp
- *       (DL4J, SGD + momentum), boost (XGBoost4J, one round of one tree per class per fit).</li>
- *   <li>{@link org.structlr.oracle.ScoreFunctions#load} restores any saved function from its directory
- *       ({@code score-function.json} names the kind).</li>
+ *       (DL4J, SGD + momentum), boost (XGBoost4J, one round of one tree per class per fit), cnn (DL4J, patches).</li>
+ *   <li>{@link org.structlr.oracle.FunctionClass}: a function class end to end (CLI name, oracle, loader,
+ *       export), found by {@link org.structlr.oracle.FunctionClasses} through
+ *       {@code META-INF/services/org.structlr.oracle.FunctionClass} or {@code FunctionClasses.register};
+ *       the built-ins are {@link org.structlr.oracle.BuiltinClasses}.</li>
+ *   <li>{@link org.structlr.oracle.FunctionClasses#load} restores any saved function from its directory
+ *       ({@code score-function.json} names the kind, which selects the class);
+ *       {@link org.structlr.oracle.FunctionExport} writes DL4J and XGBoost files for export.</li>
  *   <li>{@link org.structlr.oracle.BiasedSoftmaxLoss}: the biased loss as a DL4J loss, labels [one-hot | b].</li>
  * </ul>
  * Scores are g, in units where f = eps * g: the learner multiplies by eps.

@@ -13,7 +13,7 @@ import org.knowm.xchart.XYChart;
 import org.structlr.data.AtomicFiles;
 
 /** Several XChart charts of one size drawn into one image, row by row (small multiples). */
-public final class ChartGrid {
+final class ChartGrid {
     static {
         System.setProperty("java.awt.headless", "true");
     }

@@ -210,11 +210,11 @@ class ExperimentCommandTest {
     void earlyErrorIsTheFifthIterationsOrTheLast() {
         List<org.structlr.learn.IterationRecord> curve = new ArrayList<>();
         for (int i = 1; i <= 7; i++) curve.add(new org.structlr.learn.IterationRecord(i, 1.0 / i, 0.5 / i, 0.4 / i, i));
-        var r = new org.structlr.experiment.Experiment.PairResult(org.structlr.learn.OracleKind.LINEAR, org.structlr.learn.OracleKind.ZERO,
+        var r = new org.structlr.experiment.Experiment.PairResult("linear", "zero",
                 new org.structlr.learn.Training.Outcome(null, curve, 0, 0, 0), 7);
         assertEquals(0.4 / 5, r.testErrorAfter(5), 1e-15);
         assertEquals(1.0 / 7, r.finalObjective(), 1e-15);
-        var shortRun = new org.structlr.experiment.Experiment.PairResult(org.structlr.learn.OracleKind.LINEAR, org.structlr.learn.OracleKind.ZERO,
+        var shortRun = new org.structlr.experiment.Experiment.PairResult("linear", "zero",
                 new org.structlr.learn.Training.Outcome(null, curve.subList(0, 3), 0, 0, 0), 3);
         assertEquals(0.4 / 3, shortRun.testErrorAfter(5), 1e-15);
     }

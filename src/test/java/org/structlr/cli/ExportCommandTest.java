@@ -19,7 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.structlr.data.DenoisingGenerator;
 import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
-import org.structlr.learn.OracleKind;
 import org.structlr.learn.Training;
 
 /** structlr export: the happy path and bad input (exit 2, the path named, nothing written). */
@@ -43,7 +42,7 @@ class ExportCommandTest {
     @BeforeAll
     static void trainOnce() throws IOException {
         model = shared.resolve("model");
-        Training.train(new DenoisingGenerator().generate(2, 2, 12, 12, 4), OracleKind.LINEAR, OracleKind.CONST,
+        Training.train(new DenoisingGenerator().generate(2, 2, 12, 12, 4), "linear", "const",
                 new LearnSettings(2, 0.1, 3, 3, 4), 1, LearnListener.NONE).model().save(model);
     }
 

@@ -26,7 +26,6 @@ import org.structlr.features.HorseLoader;
 import org.structlr.features.ImageFeatures;
 import org.structlr.features.LabelImages;
 import org.structlr.learn.LearnSettings;
-import org.structlr.learn.OracleKind;
 import org.structlr.learn.Training;
 import org.structlr.model.CrfModel;
 
@@ -120,7 +119,7 @@ class PredictImagesTest {
         String[] hw = SIZE.split("x");
         Dataset data = new HorseLoader(db, Integer.parseInt(hw[0]), Integer.parseInt(hw[1])).dataset(new ImageFeatures());
         assertEquals(42, data.unaryDim());
-        CrfModel m = Training.train(data, OracleKind.LINEAR, OracleKind.LINEAR, new LearnSettings(2, 0.1, 10, 0, 1), 1, (r, t) -> {}).model();
+        CrfModel m = Training.train(data, "linear", "linear", new LearnSettings(2, 0.1, 10, 0, 1), 1, (r, t) -> {}).model();
         model = shared.resolve("model");
         m.save(model);
     }

@@ -38,8 +38,8 @@ class CheckpointResumeTest {
     static final class SaveAt implements StateSink {
         final int at;
         final Path dir;
-        final OracleKind u, p;
-        SaveAt(int at, Path dir, OracleKind u, OracleKind p) { this.at = at; this.dir = dir; this.u = u; this.p = p; }
+        final String u, p;
+        SaveAt(int at, Path dir, String u, String p) { this.at = at; this.dir = dir; this.u = u; this.p = p; }
         @Override public boolean wants(int iteration, int total) { return iteration == at; }
         @Override public void accept(LearnerState s) throws IOException {
             new Checkpoint(u, p, SETTINGS, 1, Training.dataHash(data), s).save(dir);
@@ -49,7 +49,7 @@ class CheckpointResumeTest {
     @ParameterizedTest(name = "{0}/{1}")
     @CsvSource({"linear,linear", "mlp,boost", "boost,mlp", "const,zero", "zero,const"})
     void sameSeedSameNumbersAndResumeEqualsUninterrupted(String unary, String pair) {
-        OracleKind u = OracleKind.parse(unary), p = OracleKind.parse(pair);
+        String u = org.structlr.oracle.FunctionClasses.canonical(unary), p = org.structlr.oracle.FunctionClasses.canonical(pair);
         Training.Outcome plain = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE);
         Path ck = tmp.resolve("ck");
         Training.Outcome again = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE, null, new SaveAt(2, ck, u, p));
@@ -69,8 +69,8 @@ class CheckpointResumeTest {
     /** XGBoost with two threads is as deterministic as with one. */
     @org.junit.jupiter.api.Test
     void boostWithTwoThreadsIsDeterministic() {
-        Training.Outcome a = Training.train(data, OracleKind.BOOST, OracleKind.BOOST, SETTINGS, 2, LearnListener.NONE);
-        Training.Outcome b = Training.train(data, OracleKind.BOOST, OracleKind.BOOST, SETTINGS, 2, LearnListener.NONE);
+        Training.Outcome a = Training.train(data, "boost", "boost", SETTINGS, 2, LearnListener.NONE);
+        Training.Outcome b = Training.train(data, "boost", "boost", SETTINGS, 2, LearnListener.NONE);
         assertSame(a, b, "two threads");
     }
 
@@ -78,8 +78,8 @@ class CheckpointResumeTest {
     @org.junit.jupiter.api.Test
     void seedReachesTheMlp() {
         LearnSettings other = new LearnSettings(SETTINGS.iterations(), SETTINGS.eps(), SETTINGS.sweepsPerFit(), SETTINGS.evalSweeps(), 8);
-        double a = Training.train(data, OracleKind.MLP, OracleKind.ZERO, SETTINGS, 1, LearnListener.NONE).curve().get(0).objective();
-        double b = Training.train(data, OracleKind.MLP, OracleKind.ZERO, other, 1, LearnListener.NONE).curve().get(0).objective();
+        double a = Training.train(data, "mlp", "zero", SETTINGS, 1, LearnListener.NONE).curve().get(0).objective();
+        double b = Training.train(data, "mlp", "zero", other, 1, LearnListener.NONE).curve().get(0).objective();
         org.junit.jupiter.api.Assertions.assertNotEquals(a, b);
     }
 

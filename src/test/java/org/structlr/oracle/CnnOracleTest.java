@@ -23,7 +23,6 @@ import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.learning.config.NoOp;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.deeplearning4j.util.ModelSerializer;
-import org.structlr.learn.OracleKind;
 import org.structlr.model.CrfModel;
 import org.structlr.model.ModelExport;
 
@@ -151,10 +150,10 @@ class CnnOracleTest {
     }
 
     @Test
-    void unaryOnlyInOracleKind() {
-        assertEquals(OracleKind.CNN, OracleKind.parse("cnn"));
-        assertTrue(OracleKind.CNN.create(true, 1, 1) instanceof CnnOracle);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> OracleKind.CNN.create(false, 1, 1));
+    void unaryOnlyInTheRegistry() {
+        FunctionClass cnn = FunctionClasses.get("cnn");
+        assertTrue(cnn.create(new FunctionClass.Context(true, 75, 1, 1)) instanceof CnnOracle);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> cnn.create(new FunctionClass.Context(false, 75, 1, 1)));
         assertEquals("cnn is a unary function class for patch features", e.getMessage());
     }
 

@@ -19,7 +19,6 @@ import org.structlr.data.Dataset;
 import org.structlr.data.DenoisingGenerator;
 import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
-import org.structlr.learn.OracleKind;
 import org.structlr.learn.Training;
 import org.structlr.model.CrfModel;
 import org.structlr.oracle.ScoreFunction;
@@ -33,8 +32,8 @@ class FunctionFigureTest {
     static void train() {
         Dataset d = new DenoisingGenerator().generate(2, 1, 10, 10, 3);
         LearnSettings s = new LearnSettings(2, 0.1, 5, 0, 2);
-        linear = Training.train(d, OracleKind.LINEAR, OracleKind.LINEAR, s, 1, LearnListener.NONE).model();
-        boostZero = Training.train(d, OracleKind.BOOST, OracleKind.ZERO, s, 1, LearnListener.NONE).model();
+        linear = Training.train(d, "linear", "linear", s, 1, LearnListener.NONE).model();
+        boostZero = Training.train(d, "boost", "zero", s, 1, LearnListener.NONE).model();
     }
 
     /** eps * g(row [1, phi]) for one phi, evaluated on a one-row matrix of doubles. */

@@ -1,0 +1,11 @@
+package org.structlr.api;
+
+/**
+ * What a {@link Crf} predicts for one example: the labels (argmax of the beliefs) and the
+ * marginals {@code [V][L]} (beliefs of the entropy-smoothed LP relaxation, DESIGN §1), and,
+ * when the example has labels, the fraction of variables predicted wrong.
+ */
+public record Prediction(int[] labels, float[][] marginals, double error) {
+    /** Whether {@link #error()} is known (the example had labels). */
+    public boolean hasError() { return !Double.isNaN(error); }
+}

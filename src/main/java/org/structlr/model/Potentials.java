@@ -1,0 +1,56 @@
+package org.structlr.model;
+
+import java.util.List;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+import org.structlr.oracle.ScoreFunction;
+
+/**
+ * The potentials and the loss of a batch (DESIGN §1): theta_i(y) = eps g_unary(phi_i)[y],
+ * theta_a(y_i, y_j) = eps g_t(a)(phi_a)[y_i L + y_j], the Hamming loss augmentation
+ * Delta_i(y) = [y != y_i], and the per-variable error of decoded labels.
+ */
+public final class Potentials {
+    private Potentials() {}
+
+    /** [V, L] = eps * g_unary(features); zeros when the function is null (f = 0). */
+    public static INDArray unary(ExampleBatch b, ScoreFunction unary, double eps) {
+        if (unary == null) return Nd4j.zeros(DataType.FLOAT, b.graph().numVariables(), b.numLabels());
+        return unary.scores(b.unaryFeatures()).castTo(DataType.FLOAT).muli(eps);
+    }
+
+    /** [E, L*L] = eps * g_t(features) for each edge's type t (null functions are 0), in edge order. */
+    public static INDArray pairwise(ExampleBatch b, List<ScoreFunction> pair, double eps) {
+        int ll = b.numLabels() * b.numLabels(), types = b.numPairTypes();
+        if (types == 1) {
+            ScoreFunction f = pair.get(0);
+            return f == null ? Nd4j.zeros(DataType.FLOAT, b.graph().numEdges(), ll) : f.scores(b.pairFeatures(0)).castTo(DataType.FLOAT).muli(eps);
+        }
+        // Type-ordered rows back to edge order with one row gather (once per oracle step, not in message passing).
+        INDArray[] parts = new INDArray[types];
+        for (int t = 0; t < types; t++) {
+            ScoreFunction f = pair.get(t);
+            int rows = (int) b.pairFeatures(t).size(0);
+            parts[t] = f == null || rows == 0 ? Nd4j.zeros(DataType.FLOAT, rows, ll)
+                    : f.scores(b.pairFeatures(t)).castTo(DataType.FLOAT).muli(eps);
+        }
+        return Nd4j.pullRows(Nd4j.concat(0, parts), 1, b.typeOrderPosition());
+    }
+
+    /** [V, L] Hamming loss augmentation Delta_i(y) = [y != y_i]: 1 where y differs from the true label. */
+    public static INDArray hammingLoss(ExampleBatch b) {
+        int[] labels = b.labels();
+        INDArray d = Nd4j.ones(DataType.FLOAT, labels.length, b.numLabels());
+        for (int v = 0; v < labels.length; v++) d.putScalar(v, labels[v], 0f);
+        return d;
+    }
+
+    /** Fraction of variables whose decoded label differs from the truth (per-variable Hamming error). */
+    public static double error(ExampleBatch b, int[] decoded) {
+        int[] labels = b.labels();
+        int wrong = 0;
+        for (int v = 0; v < labels.length; v++) if (decoded[v] != labels[v]) wrong++;
+        return (double) wrong / labels.length;
+    }
+}

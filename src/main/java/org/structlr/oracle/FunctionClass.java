@@ -1,0 +1,60 @@
+package org.structlr.oracle;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Set;
+
+/**
+ * A function class a factor type can learn (DESIGN §1: the oracle fits g of this class to a biased
+ * logistic problem), with everything structlr needs to use it end to end: a CLI name, an oracle,
+ * the loader of its saved functions, and its export.
+ *
+ * <p>To add a class: implement this interface (public class, public no-argument constructor) and
+ * list the class in {@code META-INF/services/org.structlr.oracle.FunctionClass} of your jar, or call
+ * {@link FunctionClasses#register} (for code that cannot ship a services file, such as a notebook).
+ * Then {@code train --unary NAME}, {@code CrfModel.load}, checkpoints and {@code export} all know it.
+ */
+public interface FunctionClass {
+
+    /** What an oracle is made for. {@code featureWidth} is the factor type's feature width D. */
+    record Context(boolean unary, int featureWidth, long seed, int threads) {}
+
+    /** Where and under which names an exported function is written. */
+    record ExportTarget(Path dir, String stem, String name, int numClasses, int featureWidth) {}
+
+    /** The CLI name ({@code --unary NAME}), lower case, recorded in models and checkpoints. */
+    String name();
+
+    /** One line for help texts. */
+    String description();
+
+    /**
+     * Throws IllegalArgumentException (with the reason as its message) when this class cannot learn
+     * a unary ({@code unary}) or pairwise factor type on features of width {@code featureWidth}.
+     */
+    default void checkApplicable(boolean unary, int featureWidth) {}
+
+    /** A fresh oracle; {@code context.seed()} fixes every random choice it makes. */
+    Oracle create(Context context);
+
+    /** The {@link ScoreFunction#kind()} tags of the functions this class's oracles return (and {@link #load} reads). */
+    Set<String> kinds();
+
+    /**
+     * Restores a function saved by {@link ScoreFunction#save}: {@code meta} is its
+     * {@value ScoreFunctions#META_FILE}, already checked for format, kind and numClasses.
+     */
+    ScoreFunction load(Path dir, JsonNode meta) throws IOException;
+
+    /**
+     * Writes {@code f} into {@code target.dir()} in its ecosystem's standard format (file names
+     * starting with {@code target.stem()}), checks the written file reproduces {@link ScoreFunction#scores}
+     * ({@link FunctionExport#check}), and returns the manifest fields that say how to read it:
+     * at least {@code file}, {@code format}, {@code features} and {@code output}.
+     *
+     * @throws IllegalArgumentException when this function cannot be exported
+     */
+    ObjectNode export(ScoreFunction f, ExportTarget target) throws IOException;
+}
