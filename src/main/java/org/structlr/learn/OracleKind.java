@@ -23,6 +23,7 @@ public enum OracleKind {
      * A fresh oracle; the MLP takes the paper's step size for unary (0.25) or pairwise (0.05) types.
      * {@code seed} fixes every random choice the oracle makes (the MLP's initial weights and
      * shuffling, XGBoost's seed); the linear and constant oracles make none.
+     * {@code threads}: the linear oracle's loss and XGBoost's trees run on that many threads.
      *
      * @throws IllegalArgumentException for CNN with {@code unary = false}: the convolutional class reads
      *         k x k RGB patches, which edge features are not
@@ -31,7 +32,7 @@ public enum OracleKind {
         switch (this) {
             case ZERO: return new ZeroOracle();
             case CONST: return new ConstantOracle();
-            case LINEAR: return new LinearOracle();
+            case LINEAR: return new LinearOracle(Math.max(1, threads));
             case MLP: return (unary ? MlpOracle.unary() : MlpOracle.pairwise()).withSeed(seed);
             case BOOST: return new BoostOracle(Math.max(1, threads), seed);
             case CNN:
