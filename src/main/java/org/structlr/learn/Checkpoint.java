@@ -199,7 +199,7 @@ public record Checkpoint(OracleKind unaryKind, OracleKind pairKind, LearnSetting
         return out;
     }
 
-    private static String sha256(byte[] bytes) {
+    static String sha256(byte[] bytes) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
         } catch (NoSuchAlgorithmException e) {

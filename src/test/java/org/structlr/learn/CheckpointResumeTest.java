@@ -108,6 +108,39 @@ class CheckpointResumeTest {
         assertSame(some, resumed, "resumed after the unevaluated iteration 3");
     }
 
+    /**
+     * A format-1 checkpoint (messages only, no engine states, no evalEvery, no total seconds), made
+     * here by rewriting a format-2 one as the previous build wrote it, still loads and, through the
+     * messages, resumes to the uninterrupted run's numbers (exact for engines that store messages in
+     * the units of the potentials or were re-seated, as every engine of format 1's time was).
+     */
+    @org.junit.jupiter.api.Test
+    void formatOneCheckpointStillLoadsAndResumes() throws IOException {
+        OracleKind u = OracleKind.LINEAR, p = OracleKind.LINEAR;
+        Path ck = tmp.resolve("ck-v1");
+        Training.Outcome plain = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE, null, new SaveAt(2, ck, u, p));
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper()
+                .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT);
+        java.nio.file.Files.delete(ck.resolve(Checkpoint.STATE));
+        var m = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(ck.resolve(Checkpoint.MANIFEST).toFile());
+        m.put("version", 1);
+        m.remove("engines");
+        m.remove(Checkpoint.MANIFEST_SHA);
+        ((com.fasterxml.jackson.databind.node.ObjectNode) m.get("settings")).remove("evalEvery");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) m.get("seconds")).remove("total");
+        var sums = (com.fasterxml.jackson.databind.node.ObjectNode) m.get("sha256");
+        sums.remove(Checkpoint.STATE);
+        m.put(Checkpoint.MANIFEST_SHA, Checkpoint.sha256(json.writeValueAsBytes(m)));
+        json.writeValue(ck.resolve(Checkpoint.MANIFEST).toFile(), m);
+
+        Checkpoint cp = Checkpoint.load(ck);
+        assertEquals(2, cp.state().iteration());
+        assertEquals(1, cp.settings().evalEvery());
+        org.junit.jupiter.api.Assertions.assertNull(cp.state().train().state(), "format 1 has no engine state");
+        Training.Outcome resumed = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE, cp.state(), StateSink.NONE);
+        assertSame(plain, resumed, "resumed from format 1 after iteration 2");
+    }
+
     /** XGBoost with two threads is as deterministic as with one. */
     @org.junit.jupiter.api.Test
     void boostWithTwoThreadsIsDeterministic() {
