@@ -14,13 +14,16 @@ import org.structlr.learn.LearnSettings;
 final class CliChecks {
     private CliChecks() {}
 
-    static LearnSettings settings(int iterations, double eps, int sweeps, int evalSweeps, long seed) {
+    /** {@code evalEvery} null: {@link LearnSettings#defaultEvalEvery}. */
+    static LearnSettings settings(int iterations, double eps, int sweeps, int evalSweeps, Integer evalEvery, long seed) {
         if (iterations < 0) throw new BadInputException("option '--iterations' must be at least 0, got " + iterations);
         if (!(eps > 0) || Double.isInfinite(eps)) throw new BadInputException("option '--eps' must be positive and finite, got " + eps);
         if (sweeps < 1) throw new BadInputException("option '--sweeps' must be at least 1, got " + sweeps);
         if (evalSweeps < 0) throw new BadInputException("option '--eval-sweeps' must be at least 0, got " + evalSweeps);
+        if (evalEvery != null && evalEvery < 1) throw new BadInputException("option '--eval-every' must be at least 1, got " + evalEvery);
         try {
-            return new LearnSettings(iterations, eps, sweeps, evalSweeps, seed);
+            return new LearnSettings(iterations, eps, sweeps, evalSweeps,
+                    evalEvery == null ? LearnSettings.defaultEvalEvery(iterations) : evalEvery, seed);
         } catch (IllegalArgumentException e) {
             throw new BadInputException(e.getMessage());
         }

@@ -31,6 +31,11 @@ final class DemoCommand implements Callable<Integer> {
     @Mixin
     DenoisingOptions denoising;
 
+    @Option(names = "--eval-every", paramLabel = "K",
+            description = "Evaluate (objective, errors: one curve row) after iteration 1, every K-th iteration and the last"
+                    + " (default: iterations / 20, at least 1).")
+    Integer evalEvery;
+
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the data and of learning (default: ${DEFAULT-VALUE}).")
     long seed;
 
@@ -39,7 +44,7 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        LearnSettings settings = CliChecks.settings(iterations, 0.1, 25, 50, seed);
+        LearnSettings settings = CliChecks.settings(iterations, 0.1, 25, 50, evalEvery, seed);
         int threads = common.apply();
         Dataset generated = denoising.generate(seed);
         // The demo owns out/data: a rerun replaces it whole.

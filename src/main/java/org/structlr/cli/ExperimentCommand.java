@@ -188,18 +188,22 @@ final class ExperimentCommand implements Runnable {
         public void onIteration(IterationRecord r, int totalIterations) {
             if (bar == null) return;
             bar.setExtraMessage(pair + String.format(Locale.ROOT, " it %d test=%.4f", r.iteration(), r.testError()));
-            bar.step();
+        }
+
+        @Override
+        public void onProgress(int iteration, int totalIterations) {
+            if (bar != null) bar.step();
         }
 
         @Override
         public void pairResumed(int index, int total, Experiment.PairResult r) {
-            if (bar != null) bar.stepBy(r.curve().size()); // its iterations were done by the earlier run
+            if (bar != null) bar.stepBy(r.iterations()); // its iterations were done by the earlier run
             if (!quiet) System.err.printf(Locale.ROOT, "%n%s: read back from the earlier run%n", r.label());
         }
 
         @Override
         public void pairFinished(int index, int total, Experiment.PairResult r) {
-            if (bar != null && r.curve().isEmpty()) bar.stepBy(1); // 0 iterations: one step per pair
+            if (bar != null && r.iterations() == 0) bar.stepBy(1); // 0 iterations: one step per pair
             if (!quiet) {
                 System.err.printf(Locale.ROOT, "%n%s: train %.4f test %.4f %.1f s%n", r.label(), r.finalTrainError(), r.finalTestError(), r.seconds());
             }

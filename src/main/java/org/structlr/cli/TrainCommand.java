@@ -124,6 +124,7 @@ final class TrainCommand implements Callable<Integer> {
         learning.eps = agree("--eps", learning.eps, s.eps());
         learning.sweeps = agree("--sweeps", learning.sweeps, s.sweepsPerFit());
         learning.evalSweeps = agree("--eval-sweeps", learning.evalSweeps, s.evalSweeps());
+        learning.evalEvery = agree("--eval-every", learning.evalEvery, s.evalEvery());
         learning.seed = agree("--seed", learning.seed, s.seed());
         if (!isGiven("--threads")) common.threads = cp.threads();
         if (!isGiven("--iterations")) iterations = s.iterations();

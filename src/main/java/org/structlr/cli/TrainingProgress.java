@@ -23,11 +23,16 @@ final class TrainingProgress implements LearnListener, AutoCloseable {
         if (bar != null) bar.stepTo(done);
     }
 
+    /** The numbers of the latest evaluated iteration. */
     @Override
     public void onIteration(IterationRecord r, int totalIterations) {
         if (bar == null) return;
-        bar.setExtraMessage(String.format(Locale.ROOT, " R=%.4f train=%.4f test=%.4f", r.objective(), r.trainError(), r.testError()));
-        bar.step();
+        bar.setExtraMessage(String.format(Locale.ROOT, " it %d: R=%.4f train=%.4f test=%.4f", r.iteration(), r.objective(), r.trainError(), r.testError()));
+    }
+
+    @Override
+    public void onProgress(int iteration, int totalIterations) {
+        if (bar != null) bar.step();
     }
 
     @Override

@@ -81,9 +81,17 @@ public final class Experiment {
         public double finalTrainError() { return curve().isEmpty() ? Double.NaN : curve().get(curve().size() - 1).trainError(); }
         public double finalTestError() { return curve().isEmpty() ? Double.NaN : curve().get(curve().size() - 1).testError(); }
         public double finalObjective() { return curve().isEmpty() ? Double.NaN : curve().get(curve().size() - 1).objective(); }
-        /** Test error after {@code iteration} iterations (the last one when the curve is shorter); NaN for an empty curve. */
+        /** Iterations run: the last curve row's (the last iteration is always evaluated); 0 for an empty curve. */
+        public int iterations() { return curve().isEmpty() ? 0 : curve().get(curve().size() - 1).iteration(); }
+        /**
+         * Test error of the latest evaluated iteration at or before {@code iteration} (the curve's first
+         * row when none is; the last when the run is shorter); NaN for an empty curve.
+         */
         public double testErrorAfter(int iteration) {
-            return curve().isEmpty() ? Double.NaN : curve().get(Math.min(iteration, curve().size()) - 1).testError();
+            if (curve().isEmpty()) return Double.NaN;
+            IterationRecord at = curve().get(0);
+            for (IterationRecord r : curve()) if (r.iteration() <= iteration) at = r;
+            return at.testError();
         }
     }
 
@@ -293,7 +301,7 @@ public final class Experiment {
                 + EARLY_ITERATION + "\n");
         for (PairResult r : t.pairs()) {
             all.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%.2f,%d,%s,%s%n", r.unary(), r.pairwise(),
-                    num(r.finalTrainError(), "%.6f"), num(r.finalTestError(), "%.6f"), r.seconds(), r.curve().size(),
+                    num(r.finalTrainError(), "%.6f"), num(r.finalTestError(), "%.6f"), r.seconds(), r.iterations(),
                     num(r.finalObjective(), "%.6f"), num(r.testErrorAfter(EARLY_ITERATION), "%.6f")));
         }
         AtomicFiles.writeString(out.resolve("results.csv"), all.toString());

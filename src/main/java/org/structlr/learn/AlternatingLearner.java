@@ -8,7 +8,6 @@ import java.util.List;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
-import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.structlr.inference.MessagePassing;
 import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.BiasedLogisticProblem;
@@ -19,7 +18,11 @@ import org.structlr.oracle.ScoreFunction;
  * Learning by alternating oracle fits with warm-started message passing (the paper's Alg. 1):
  * each iteration fits every unary type, runs {@code sweepsPerFit} sweeps on every training example,
  * fits every pairwise type, and runs {@code sweepsPerFit} more. Messages persist across iterations,
- * so learning and inference are optimised jointly; nothing is run to convergence inside.
+ * so learning and inference are optimised jointly; nothing is run to convergence inside. Every
+ * {@link LearnSettings#evalEvery}-th iteration (and the first and last) is then evaluated: the
+ * objective and, with warm-started prediction engines, the train and test errors (one curve row).
+ * Evaluation reads the learner's state but never changes it, so the functions learned do not
+ * depend on how often it runs.
  *
  * <p>The oracle step (DESIGN §1): with the messages fixed, minimising the objective over one type's
  * function is a logistic regression whose rows carry the bias b = c / eps, with
@@ -39,9 +42,9 @@ public final class AlternatingLearner {
     }
 
     /**
-     * The functions learned, the curve of the run, and where the time went: oracle fits (including
-     * the potentials they produce), training message passing, and the evaluation (objective, and
-     * prediction sweeps on train and test).
+     * The functions learned, the curve of the run (evaluated iterations only), and where the time
+     * went: oracle fits (including the potentials they produce), training message passing, and the
+     * evaluation (objective, and prediction sweeps on train and test).
      */
     public record Result(ScoreFunction unary, List<ScoreFunction> pair, List<IterationRecord> curve,
                          double fitSeconds, double passingSeconds, double evalSeconds) {}
@@ -54,12 +57,14 @@ public final class AlternatingLearner {
      * Runs iterations {@code from.iteration() + 1 .. settings.iterations()} (all of them when
      * {@code from} is null), handing {@code sink} the state after every iteration it wants.
      *
-     * <p>Exact continuation: the state between iterations is the messages in the units of the
-     * potentials ({@link MessagePassing#messages()}), which an engine stores in its own scaled layout;
-     * that round trip is not exact in floating point, so every engine's messages are re-seated
-     * ({@code setMessages(messages())}) at the end of every iteration, checkpointed or not. An
-     * uninterrupted run and a run resumed from any iteration then start the next iteration from the
-     * same bits.
+     * <p>Exact continuation: the state between iterations is each engine's exact state
+     * ({@link MessagePassing#state()}), which a resumed run puts back with {@code setState}. An
+     * engine that does not implement its own exact state falls back to the interface's default,
+     * the messages in the units of the potentials; that round trip is not exact in floating point
+     * for an engine that stores them scaled, so such an engine is re-seated
+     * ({@code setMessages(messages())}) after every iteration that changed it, as a resumed run
+     * will be. An uninterrupted run and a run resumed from any iteration then start the next
+     * iteration from the same bits.
      */
     public Result train(ExampleBatch train, ExampleBatch test, LearnerState from, LearnListener listener, StateSink sink) {
         if (!train.hasLabels()) throw new IllegalArgumentException("training examples must carry labels");
@@ -74,16 +79,11 @@ public final class AlternatingLearner {
         }
         double eps = settings.eps();
         int L = train.numLabels();
+        Targets truth = new Targets(train);
         INDArray delta = train.hammingLoss();
-        INDArray trueUnary = oneHot(train.labels(), L);                       // [V, L]
-        int[] trueLabels = train.labels();
-        int numPairTypes = train.numPairTypes();
-        int[][] pairLabels = new int[numPairTypes][];
-        for (int t = 0; t < numPairTypes; t++) pairLabels[t] = train.pairLabels(t);
-        INDArray truePair = oneHot(train.jointLabels(), L * L);                 // [E, L*L]
 
         ScoreFunction unary = from == null ? null : from.unary();
-        List<ScoreFunction> pair = from == null ? new ArrayList<>(Collections.nCopies(numPairTypes, null)) : new ArrayList<>(from.pair());
+        List<ScoreFunction> pair = from == null ? new ArrayList<>(Collections.nCopies(truth.numPairTypes(), null)) : new ArrayList<>(from.pair());
         List<IterationRecord> curve = from == null ? new ArrayList<>() : new ArrayList<>(from.curve());
         long fitNs = from == null ? 0 : Math.round(from.fitSeconds() * 1e9);
         long passNs = from == null ? 0 : Math.round(from.passingSeconds() * 1e9);
@@ -92,99 +92,172 @@ public final class AlternatingLearner {
         try (MessagePassing mp = train.newEngine(eps);
              MessagePassing trainEval = settings.evalSweeps() > 0 ? train.newEngine(eps) : null;
              MessagePassing testEval = test != null && settings.evalSweeps() > 0 ? test.newEngine(eps) : null) {
-            INDArray thetaU = train.unaryPotentials(unary, eps).addi(delta);
+            boolean reseatTrain = !ownsExactState(mp);
+            INDArray thetaU0 = train.unaryPotentials(unary, eps);                 // eps * g_unary, without the loss
+            INDArray thetaU = thetaU0.add(delta);
             INDArray thetaP = train.pairPotentials(pair, eps);
             mp.setPotentials(thetaU, thetaP);
             if (from != null) {
-                mp.setMessages(from.trainMessages());
-                // The evaluation engines as the last iteration left them: its potentials, then its messages.
-                if (trainEval != null) restore(trainEval, thetaU.sub(delta), thetaP, from.trainEvalMessages(), "training-set evaluation");
+                from.train().restoreInto(mp);
+                // The evaluation engines: the current functions' potentials, then their saved state.
+                if (trainEval != null) restore(trainEval, thetaU0, thetaP, from.trainEval(), "training-set evaluation");
                 if (testEval != null) restore(testEval, test.unaryPotentials(unary, eps), test.pairPotentials(pair, eps),
-                        from.testEvalMessages(), "test-set evaluation");
+                        from.testEval(), "test-set evaluation");
             }
             for (int it = from == null ? 1 : from.iteration() + 1; it <= settings.iterations(); it++) {
                 // Unary oracle: bias (Delta - sum of incoming messages) / eps.
                 long t0 = System.nanoTime();
-                INDArray biasU = delta.sub(mp.incomingMessageSums().castTo(DataType.FLOAT)).divi(eps);
-                unary = unaryOracle.fit(new BiasedLogisticProblem(train.unaryFeatures(), trueLabels, biasU, L), unary);
-                thetaU = train.unaryPotentials(unary, eps).addi(delta);
+                INDArray biasU = truth.unaryBias(flat(mp.incomingMessageSums()), eps);
+                unary = unaryOracle.fit(new BiasedLogisticProblem(train.unaryFeatures(), truth.labels, biasU, L), unary);
+                thetaU0 = train.unaryPotentials(unary, eps);
+                thetaU = thetaU0.add(delta);
                 mp.setPotentials(thetaU, thetaP);
                 long t1 = System.nanoTime();
                 mp.iterate(settings.sweepsPerFit());
                 long t2 = System.nanoTime();
 
                 // Pairwise oracles: bias (lambda_{a->i}(y_i) + lambda_{a->j}(y_j)) / eps.
-                INDArray biasP = pairBias(mp.messages().castTo(DataType.FLOAT), L).divi(eps);
-                for (int t = 0; t < numPairTypes; t++) {
-                    INDArray rows = numPairTypes == 1 ? biasP : Nd4j.pullRows(biasP, 1, train.edgesOfType(t));
-                    pair.set(t, pairOracles.get(t).fit(new BiasedLogisticProblem(train.pairFeatures(t), pairLabels[t], rows, L * L), pair.get(t)));
+                float[] messages = flat(mp.messages());
+                for (int t = 0; t < truth.numPairTypes(); t++) {
+                    INDArray biasP = truth.pairBias(messages, t, eps);
+                    pair.set(t, pairOracles.get(t).fit(new BiasedLogisticProblem(train.pairFeatures(t), truth.pairLabels[t], biasP, L * L), pair.get(t)));
                 }
                 thetaP = train.pairPotentials(pair, eps);
                 mp.setPotentials(thetaU, thetaP);
                 long t3 = System.nanoTime();
                 mp.iterate(settings.sweepsPerFit());
+                if (reseatTrain) reseat(mp);
                 long t4 = System.nanoTime();
                 fitNs += (t1 - t0) + (t3 - t2);
                 passNs += (t2 - t1) + (t4 - t3);
 
-                // R = sum_k [ -F(x^k, y^k) + A(lambda^k, theta^k) ] per variable; Delta is 0 at the truth.
-                double f = thetaU.mul(trueUnary).sumNumber().doubleValue() + thetaP.mul(truePair).sumNumber().doubleValue();
-                double objective = (mp.dual() - f) / train.graph().numVariables();
-                double trainErr = Double.NaN, testErr = Double.NaN;
-                if (trainEval != null) {
-                    trainEval.setPotentials(thetaU.sub(delta), thetaP);
-                    trainEval.iterate(settings.evalSweeps());
-                    trainErr = train.error(trainEval.decode());
+                if (settings.evaluates(it)) {
+                    // R = sum_k [ -F(x^k, y^k) + A(lambda^k, theta^k) ] per variable; Delta is 0 at the truth.
+                    double objective = (mp.dual() - truth.score(thetaU, thetaP)) / train.graph().numVariables();
+                    double trainErr = Double.NaN, testErr = Double.NaN;
+                    if (trainEval != null) {
+                        trainEval.setPotentials(thetaU0, thetaP);
+                        trainEval.iterate(settings.evalSweeps());
+                        trainErr = train.error(trainEval.decode());
+                        if (!ownsExactState(trainEval)) reseat(trainEval);
+                    }
+                    if (testEval != null) {
+                        testEval.setPotentials(test.unaryPotentials(unary, eps), test.pairPotentials(pair, eps));
+                        testEval.iterate(settings.evalSweeps());
+                        if (test.hasLabels()) testErr = test.error(testEval.decode());
+                        if (!ownsExactState(testEval)) reseat(testEval);
+                    }
+                    curve.add(new IterationRecord(it, objective, trainErr, testErr, (System.nanoTime() - start) / 1e9));
                 }
-                if (testEval != null) {
-                    testEval.setPotentials(test.unaryPotentials(unary, eps), test.pairPotentials(pair, eps));
-                    testEval.iterate(settings.evalSweeps());
-                    if (test.hasLabels()) testErr = test.error(testEval.decode());
-                }
-                // The iteration's end state, exactly as a resumed run will see it (see the method comment).
-                INDArray mTrain = reseat(mp), mTrainEval = reseat(trainEval), mTestEval = reseat(testEval);
                 evalNs += System.nanoTime() - t4;
-                IterationRecord rec = new IterationRecord(it, objective, trainErr, testErr, (System.nanoTime() - start) / 1e9);
-                curve.add(rec);
                 if (sink.wants(it, settings.iterations())) {
                     try {
-                        sink.accept(new LearnerState(it, unary, pair, mTrain, mTrainEval, mTestEval, curve,
-                                fitNs / 1e9, passNs / 1e9, evalNs / 1e9));
+                        sink.accept(new LearnerState(it, unary, pair, EngineState.of(mp),
+                                trainEval == null ? null : EngineState.of(trainEval), testEval == null ? null : EngineState.of(testEval),
+                                curve, (System.nanoTime() - start) / 1e9, fitNs / 1e9, passNs / 1e9, evalNs / 1e9));
                     } catch (IOException e) {
                         throw new UncheckedIOException("cannot save the learner's state after iteration " + it + ": " + e.getMessage(), e);
                     }
                 }
-                listener.onIteration(rec, settings.iterations());
+                listener.onProgress(it, settings.iterations());
+                if (settings.evaluates(it)) listener.onIteration(curve.get(curve.size() - 1), settings.iterations());
             }
         }
         return new Result(unary, pair, curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9);
     }
 
-    private static void restore(MessagePassing engine, INDArray unaryPot, INDArray pairPot, INDArray messages, String what) {
+    private static void restore(MessagePassing engine, INDArray unaryPot, INDArray pairPot, EngineState saved, String what) {
         engine.setPotentials(unaryPot, pairPot);
-        if (messages == null) throw new IllegalArgumentException("the state lacks the messages of the " + what);
-        engine.setMessages(messages);
+        if (saved == null) throw new IllegalArgumentException("the state lacks the messages of the " + what);
+        saved.restoreInto(engine);
     }
 
-    /** The engine's messages, set back into it: the state from which the next iteration starts. Null for no engine. */
-    private static INDArray reseat(MessagePassing engine) {
-        if (engine == null) return null;
-        INDArray m = engine.messages();
-        engine.setMessages(m);
-        return m;
+    /**
+     * Whether the engine implements {@link MessagePassing#state()} itself (its exact state). The
+     * interface's default goes through {@code messages()}: the engine must then be re-seated to
+     * make its continuation equal a resumed one. Asked of the class because the interface has no
+     * other way to say it, and adding one belongs to the engines' owners.
+     */
+    static boolean ownsExactState(MessagePassing engine) {
+        try {
+            return !engine.getClass().getMethod("state").getDeclaringClass().isInterface();
+        } catch (NoSuchMethodException e) {
+            throw new AssertionError(e);
+        }
     }
 
-    /** [E, L*L]: lambda_{a->i}(y_i) + lambda_{a->j}(y_j) from messages [E, 2, L]. */
-    static INDArray pairBias(INDArray messages, int L) {
-        long E = messages.size(0);
-        INDArray toI = messages.get(NDArrayIndex.all(), NDArrayIndex.point(0), NDArrayIndex.all()).reshape(E, L, 1);
-        INDArray toJ = messages.get(NDArrayIndex.all(), NDArrayIndex.point(1), NDArrayIndex.all()).reshape(E, 1, L);
-        return toI.broadcast(E, L, L).add(toJ.broadcast(E, L, L)).reshape(E, (long) L * L);
+    /** Sets the engine's messages back into it: afterwards it holds what a resumed engine holds. */
+    private static void reseat(MessagePassing engine) {
+        engine.setMessages(engine.messages());
     }
 
-    static INDArray oneHot(int[] labels, int classes) {
-        float[] data = new float[labels.length * classes];
-        for (int k = 0; k < labels.length; k++) data[k * classes + labels[k]] = 1f;
-        return Nd4j.create(data, new long[] {labels.length, classes}, DataType.FLOAT);
+    /** A row-major float copy of any array. */
+    static float[] flat(INDArray a) {
+        INDArray f = a.dataType() == DataType.FLOAT ? a : a.castTo(DataType.FLOAT);
+        if (f.ordering() != 'c' || f.isView() || f.data().length() != f.length()) f = f.dup('c');
+        return f.data().asFloat();
+    }
+
+    /**
+     * The training truth in the forms the loop reads every iteration, built once: labels, the
+     * joint labels of every pairwise type and its edges (in the type's row order).
+     */
+    private static final class Targets {
+        final int L;
+        final int[] labels;          // [V]
+        final int[] jointLabels;     // [E], y_i * L + y_j
+        final int[][] pairLabels;    // per type, in the type's edge order
+        final int[][] edgesOfType;   // per type: edge indices
+
+        Targets(ExampleBatch b) {
+            L = b.numLabels();
+            labels = b.labels();
+            jointLabels = b.jointLabels();
+            int types = b.numPairTypes();
+            pairLabels = new int[types][];
+            edgesOfType = new int[types][];
+            for (int t = 0; t < types; t++) {
+                pairLabels[t] = b.pairLabels(t);
+                edgesOfType[t] = b.edgesOfType(t);
+            }
+        }
+
+        int numPairTypes() {
+            return pairLabels.length;
+        }
+
+        /** [V, L]: b_i(y) = (Delta_i(y) - sum_a lambda_{a->i}(y)) / eps, Delta_i(y) = [y != y_i]. */
+        INDArray unaryBias(float[] incoming, double eps) {
+            float e = (float) eps;
+            float[] b = new float[incoming.length];
+            for (int v = 0; v < labels.length; v++) {
+                for (int y = 0, o = v * L; y < L; y++) b[o + y] = ((y == labels[v] ? 0f : 1f) - incoming[o + y]) / e;
+            }
+            return Nd4j.create(b, new long[] {labels.length, L}, 'c');
+        }
+
+        /** [E_t, L*L] for the edges of type t: b_a(y_i, y_j) = (lambda_{a->i}(y_i) + lambda_{a->j}(y_j)) / eps from messages [E, 2, L]. */
+        INDArray pairBias(float[] messages, int type, double eps) {
+            float e = (float) eps;
+            int[] edges = edgesOfType[type];
+            float[] b = new float[edges.length * L * L];
+            for (int k = 0; k < edges.length; k++) {
+                int m = edges[k] * 2 * L, o = k * L * L;
+                for (int yi = 0; yi < L; yi++) {
+                    for (int yj = 0; yj < L; yj++) b[o + yi * L + yj] = (messages[m + yi] + messages[m + L + yj]) / e;
+                }
+            }
+            return Nd4j.create(b, new long[] {edges.length, (long) L * L}, 'c');
+        }
+
+        /** F(x, y) = sum_i theta_i(y_i) + sum_a theta_a(y_a) at the true labels. */
+        double score(INDArray thetaU, INDArray thetaP) {
+            float[] u = flat(thetaU), p = flat(thetaP);
+            double f = 0;
+            for (int v = 0; v < labels.length; v++) f += u[v * L + labels[v]];
+            int LL = L * L;
+            for (int e = 0; e < jointLabels.length; e++) f += p[e * LL + jointLabels[e]];
+            return f;
+        }
     }
 }

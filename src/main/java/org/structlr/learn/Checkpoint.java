@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.nd4j.linalg.api.ndarray.INDArray;
 import org.structlr.data.AtomicFiles;
 import org.structlr.data.BadInputException;
 import org.structlr.data.NpyArray;
@@ -34,20 +33,29 @@ import org.structlr.oracle.ScoreFunctions;
  *                     a SHA-256 of every other file, and one of its own content
  *   unary/            the unary function (ScoreFunction.save: weights, updater state, fit count, booster)
  *   pair-&lt;t&gt;/          the function of pairwise type t
- *   messages.npz      float32 [E, 2, L]: train (the learner's engine), train_eval, test_eval (where they exist)
- *   curve.npz         "curve", float64 [iterations, 5]: iteration, objective, train error, test error, seconds
+ *   messages.npz      float32, flat [E, 2, L]: train (the learner's engine), train_eval, test_eval (where they exist)
+ *   state.npz         float32: the same engines' exact states ({@link EngineState}); the manifest's
+ *                     "engines" names the engine class of each
+ *   curve.npz         "curve", float64 [rows, 5]: iteration, objective, train error, test error, seconds
+ *                     (the evaluated iterations only)
  * </pre>
  * Loading checks every checksum before reading anything, so a corrupted checkpoint is refused
- * whole, naming the file.
+ * whole, naming the file. Version 1 (messages only, every iteration evaluated) still loads: it
+ * continues through the messages, which is exact for the engines of that time (they were re-seated
+ * every iteration), and evaluates every iteration as it did.
  */
 public record Checkpoint(String unaryKind, String pairKind, LearnSettings settings, int threads, String dataHash,
                          LearnerState state) {
     public static final String FORMAT = "structlr-checkpoint";
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
+    /** The oldest version {@link #load} reads. */
+    public static final int OLDEST_VERSION = 1;
     public static final String MANIFEST = "checkpoint.json";
     static final String MANIFEST_SHA = "manifest_sha256";
     static final String MESSAGES = "messages.npz";
+    static final String STATE = "state.npz";
     static final String CURVE = "curve.npz";
+    private static final String[] ENGINES = {"train", "train_eval", "test_eval"};
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     /** Writes this checkpoint as the folder {@code dir}, atomically (a complete folder or none). */
@@ -55,11 +63,20 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
         AtomicFiles.replaceFolder(dir, tmp -> {
             state.unary().save(tmp.resolve("unary"));
             for (int t = 0; t < state.pair().size(); t++) state.pair().get(t).save(tmp.resolve("pair-" + t));
-            Map<String, NpyArray> messages = new LinkedHashMap<>();
-            messages.put("train", NpyArray.fromINDArray(state.trainMessages()));
-            if (state.trainEvalMessages() != null) messages.put("train_eval", NpyArray.fromINDArray(state.trainEvalMessages()));
-            if (state.testEvalMessages() != null) messages.put("test_eval", NpyArray.fromINDArray(state.testEvalMessages()));
+            Map<String, NpyArray> messages = new LinkedHashMap<>(), exact = new LinkedHashMap<>();
+            EngineState[] engines = {state.train(), state.trainEval(), state.testEval()};
+            ObjectNode engineNames = JSON.createObjectNode();
+            for (int k = 0; k < ENGINES.length; k++) {
+                EngineState e = engines[k];
+                if (e == null) continue;
+                messages.put(ENGINES[k], NpyArray.ofFloats(e.messages(), e.messages().length));
+                if (e.state() != null) {
+                    exact.put(ENGINES[k], NpyArray.ofFloats(e.state(), e.state().length));
+                    engineNames.put(ENGINES[k], e.engine());
+                }
+            }
             Npz.write(tmp.resolve(MESSAGES), messages);
+            if (!exact.isEmpty()) Npz.write(tmp.resolve(STATE), exact);
             List<IterationRecord> curve = state.curve();
             double[] c = new double[curve.size() * 5];
             for (int k = 0; k < curve.size(); k++) {
@@ -80,13 +97,16 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
             s.put("eps", settings.eps());
             s.put("sweepsPerFit", settings.sweepsPerFit());
             s.put("evalSweeps", settings.evalSweeps());
+            s.put("evalEvery", settings.evalEvery());
             s.put("seed", settings.seed());
+            m.set("engines", engineNames);
             m.put("threads", threads);
             m.put("dataHash", dataHash);
             ObjectNode sec = m.putObject("seconds");
             sec.put("oracleFits", state.fitSeconds());
             sec.put("messagePassing", state.passingSeconds());
             sec.put("evaluation", state.evalSeconds());
+            sec.put("total", state.seconds());
             m.set("sha256", JSON.valueToTree(checksums(tmp)));
             m.put(MANIFEST_SHA, sha256(JSON.writeValueAsBytes(m)));
             JSON.writeValue(tmp.resolve(MANIFEST).toFile(), m);
@@ -109,8 +129,10 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
             throw new BadInputException(manifest, "unreadable checkpoint manifest: " + e.getMessage());
         }
         if (m == null || !m.isObject() || !FORMAT.equals(m.path("format").asText())) throw new BadInputException(manifest, "not a structlr checkpoint manifest");
-        if (m.path("version").asInt(-1) != VERSION) {
-            throw new BadInputException(manifest, "checkpoint format version " + m.path("version") + " is not supported (this build reads " + VERSION + ")");
+        int version = m.path("version").asInt(-1);
+        if (version < OLDEST_VERSION || version > VERSION) {
+            throw new BadInputException(manifest, "checkpoint format version " + m.path("version") + " is not supported (this build reads "
+                    + OLDEST_VERSION + " to " + VERSION + ")");
         }
         ObjectNode rest = ((ObjectNode) m).deepCopy();
         JsonNode own = rest.remove(MANIFEST_SHA);
@@ -134,29 +156,35 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
             String pairKind = org.structlr.oracle.FunctionClasses.canonical(m.path("pairwise").asText());
             JsonNode s = m.path("settings");
             LearnSettings settings = new LearnSettings(s.path("iterations").asInt(), s.path("eps").asDouble(),
-                    s.path("sweepsPerFit").asInt(), s.path("evalSweeps").asInt(), s.path("seed").asLong());
+                    s.path("sweepsPerFit").asInt(), s.path("evalSweeps").asInt(), s.path("evalEvery").asInt(1), s.path("seed").asLong());
             ScoreFunction unary = ScoreFunctions.load(dir.resolve("unary"));
             List<ScoreFunction> pair = new ArrayList<>();
             for (int t = 0; t < m.path("pairTypes").asInt(); t++) pair.add(ScoreFunctions.load(dir.resolve("pair-" + t)));
             Map<String, NpyArray> msg = Npz.read(dir.resolve(MESSAGES));
+            Map<String, NpyArray> exact = version >= 2 && Files.isRegularFile(dir.resolve(STATE)) ? Npz.read(dir.resolve(STATE)) : Map.of();
+            EngineState[] engines = new EngineState[ENGINES.length];
+            for (int k = 0; k < ENGINES.length; k++) {
+                NpyArray a = msg.get(ENGINES[k]);
+                if (a == null) continue;
+                NpyArray st = exact.get(ENGINES[k]);
+                String engine = m.path("engines").path(ENGINES[k]).asText(null);
+                engines[k] = st == null || engine == null ? new EngineState(null, null, a.toFloatArray())
+                        : new EngineState(engine, st.toFloatArray(), a.toFloatArray());
+            }
+            if (engines[0] == null) throw new BadInputException(dir.resolve(MESSAGES), "lacks the training engine's messages ('train')");
             double[] c = Npz.read(dir.resolve(CURVE)).get("curve").toDoubleArray();
             List<IterationRecord> curve = new ArrayList<>();
             for (int k = 0; k < c.length / 5; k++) {
                 curve.add(new IterationRecord((int) c[5 * k], c[5 * k + 1], c[5 * k + 2], c[5 * k + 3], c[5 * k + 4]));
             }
             JsonNode sec = m.path("seconds");
-            LearnerState state = new LearnerState(m.path("iteration").asInt(), unary, pair, array(msg, "train"),
-                    array(msg, "train_eval"), array(msg, "test_eval"), curve,
-                    sec.path("oracleFits").asDouble(), sec.path("messagePassing").asDouble(), sec.path("evaluation").asDouble());
+            double total = sec.path("total").isNumber() ? sec.path("total").asDouble() : curve.isEmpty() ? 0 : curve.get(curve.size() - 1).seconds();
+            LearnerState state = new LearnerState(m.path("iteration").asInt(), unary, pair, engines[0], engines[1], engines[2], curve,
+                    total, sec.path("oracleFits").asDouble(), sec.path("messagePassing").asDouble(), sec.path("evaluation").asDouble());
             return new Checkpoint(unaryKind, pairKind, settings, m.path("threads").asInt(), m.path("dataHash").asText(), state);
         } catch (IOException | IllegalArgumentException e) {
             throw new BadInputException(dir, "cannot load checkpoint: " + e.getMessage(), e);
         }
-    }
-
-    private static INDArray array(Map<String, NpyArray> arrays, String name) {
-        NpyArray a = arrays.get(name);
-        return a == null ? null : a.toINDArray();
     }
 
     /** SHA-256 of every file under {@code dir} except the manifest, by relative path. */
@@ -171,7 +199,7 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
         return out;
     }
 
-    private static String sha256(byte[] bytes) {
+    static String sha256(byte[] bytes) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
         } catch (NoSuchAlgorithmException e) {

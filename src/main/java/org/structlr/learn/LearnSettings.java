@@ -6,19 +6,43 @@ package org.structlr.learn;
  * @param iterations      learning iterations (each: fit unary types, sweeps, fit pairwise types, sweeps)
  * @param eps             entropy smoothing of the LP relaxation (the paper: 0.1)
  * @param sweepsPerFit    message-passing sweeps after each oracle fit (the paper: 25)
- * @param evalSweeps      warm-started prediction sweeps per iteration on the train and test sets
- *                        to report errors (0 skips the evaluation)
+ * @param evalSweeps      warm-started prediction sweeps per evaluation on the train and test sets
+ *                        to report errors (0 skips the errors; the objective is still recorded)
+ * @param evalEvery       evaluate (objective, errors: one curve row) after iteration 1, every
+ *                        {@code evalEvery}-th iteration and the last; the iterations between are not
+ *                        evaluated and have no curve row. Learning itself does not depend on it.
  * @param seed            seed of every random choice (oracles, shuffling)
  */
-public record LearnSettings(int iterations, double eps, int sweepsPerFit, int evalSweeps, long seed) {
+public record LearnSettings(int iterations, double eps, int sweepsPerFit, int evalSweeps, int evalEvery, long seed) {
     public LearnSettings {
         if (iterations < 0) throw new IllegalArgumentException("iterations must be at least 0, got " + iterations);
         if (!(eps > 0) || Double.isInfinite(eps)) throw new IllegalArgumentException("eps must be positive, got " + eps);
         if (sweepsPerFit < 1) throw new IllegalArgumentException("sweeps per fit must be at least 1, got " + sweepsPerFit);
         if (evalSweeps < 0) throw new IllegalArgumentException("evaluation sweeps must be at least 0, got " + evalSweeps);
+        if (evalEvery < 1) throw new IllegalArgumentException("evaluation every " + evalEvery + " iterations: need at least 1");
+    }
+
+    /** Evaluating after every iteration. */
+    public LearnSettings(int iterations, double eps, int sweepsPerFit, int evalSweeps, long seed) {
+        this(iterations, eps, sweepsPerFit, evalSweeps, 1, seed);
     }
 
     public static LearnSettings paperDefaults(int iterations, long seed) {
-        return new LearnSettings(iterations, 0.1, 25, 50, seed);
+        return new LearnSettings(iterations, 0.1, 25, 50, defaultEvalEvery(iterations), seed);
+    }
+
+    /** About 20 curve rows per run: every max(1, iterations / 20)-th iteration (100 iterations: every 5th). */
+    public static int defaultEvalEvery(int iterations) {
+        return Math.max(1, iterations / 20);
+    }
+
+    /** Whether iteration {@code it} (1-based) is evaluated: the first, every {@code evalEvery}-th, and the last. */
+    public boolean evaluates(int it) {
+        return it == 1 || it % evalEvery == 0 || it == iterations;
+    }
+
+    /** The same settings with another iteration count. */
+    public LearnSettings withIterations(int n) {
+        return new LearnSettings(n, eps, sweepsPerFit, evalSweeps, evalEvery, seed);
     }
 }

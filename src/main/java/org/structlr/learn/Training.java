@@ -124,6 +124,7 @@ public final class Training {
         s.put("eps", settings.eps());
         s.put("sweepsPerFit", settings.sweepsPerFit());
         s.put("evalSweeps", settings.evalSweeps());
+        s.put("evalEvery", settings.evalEvery());
         s.put("seed", settings.seed());
         return s;
     }

@@ -55,7 +55,7 @@ public final class BuiltinClasses {
     public static final class Linear implements FunctionClass {
         @Override public String name() { return "linear"; }
         @Override public String description() { return "g = phi W + b (L-BFGS)"; }
-        @Override public Oracle create(Context c) { return new LinearOracle(); }
+        @Override public Oracle create(Context c) { return new LinearOracle(Math.max(1, c.threads())); }
         @Override public Set<String> kinds() { return Set.of(LinearScore.KIND); }
         @Override public ScoreFunction load(Path dir, JsonNode meta) throws IOException { return LinearScore.load(dir, meta); }
         @Override public ObjectNode export(ScoreFunction f, ExportTarget t) throws IOException { return exportAsNetwork(f, t); }

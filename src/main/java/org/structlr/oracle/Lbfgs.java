@@ -5,6 +5,13 @@ package org.structlr.oracle;
  * and Alg. 7.5) with a backtracking Armijo line search, in double precision, for the smooth convex
  * problems of the oracles. Every accepted step decreases the objective; a pair (s, y) enters the
  * memory only when s . y > 0, so the implicit Hessian stays positive definite.
+ *
+ * <p>Stops at the first of: {@code max |grad| <= gradTolerance} (converged); a step that decreases f
+ * by at most {@code relDecrease * max(1, |f|)} (converged: f has stopped improving, the test of
+ * L-BFGS-B's {@code factr}); {@code maxIterations} steps; no step along the search direction that
+ * decreases f. A warm start near the optimum (the learner's late iterations, when the messages have
+ * settled) thus costs a few steps rather than the many it takes to push the gradient down to a
+ * tolerance that the loss can no longer resolve.
  */
 final class Lbfgs {
 
@@ -14,20 +21,24 @@ final class Lbfgs {
     }
 
     /** What a run did. */
-    record Result(int iterations, double value, double gradMax, boolean converged) {
+    record Result(int iterations, int evaluations, double value, double gradMax, boolean converged) {
     }
 
     private Lbfgs() {
     }
 
-    /**
-     * Minimises from {@code w} (updated in place) until {@code max |grad| <= gradTolerance} or
-     * {@code maxIterations} steps, or no step along the search direction decreases f.
-     */
+    /** Minimises from {@code w} (updated in place) with the gradient test only (no decrease test). */
     static Result minimise(Objective f, double[] w, double gradTolerance, int maxIterations, int memory) {
+        return minimise(f, w, gradTolerance, 0, maxIterations, memory);
+    }
+
+    /** Minimises from {@code w} (updated in place); see the class comment for when it stops. */
+    static Result minimise(Objective f, double[] w, double gradTolerance, double relDecrease, int maxIterations, int memory) {
         int m = w.length;
         double[] g = new double[m];
         double fx = f.valueAndGradient(w, g);
+        int evaluations = 1;
+        boolean stalled = false;
         double[][] s = new double[memory][];
         double[][] y = new double[memory][];
         double[] rho = new double[memory];
@@ -40,7 +51,7 @@ final class Lbfgs {
         double[] yTmp = new double[m];
         int it = 0;
         double gmax = maxAbs(g);
-        while (gmax > gradTolerance && it < maxIterations) {
+        while (gmax > gradTolerance && !stalled && it < maxIterations) {
             // two-loop recursion: d = -H g
             for (int i = 0; i < m; i++) d[i] = -g[i];
             for (int k = 0, idx = newest; k < stored; k++, idx = (idx - 1 + memory) % memory) {
@@ -65,6 +76,7 @@ final class Lbfgs {
             for (int ls = 0; ls < 40; ls++) {
                 for (int i = 0; i < m; i++) wTrial[i] = w[i] + t * d[i];
                 fTrial = f.valueAndGradient(wTrial, gTrial);
+                evaluations++;
                 if (fTrial <= fx + 1e-4 * t * slope) {
                     accepted = true;
                     break;
@@ -90,11 +102,12 @@ final class Lbfgs {
             }
             System.arraycopy(wTrial, 0, w, 0, m);
             System.arraycopy(gTrial, 0, g, 0, m);
+            stalled = fx - fTrial <= relDecrease * Math.max(1, Math.abs(fTrial));
             fx = fTrial;
             gmax = maxAbs(g);
             it++;
         }
-        return new Result(it, fx, gmax, gmax <= gradTolerance);
+        return new Result(it, evaluations, fx, gmax, gmax <= gradTolerance || stalled);
     }
 
     private static double dot(double[] a, double[] b) {

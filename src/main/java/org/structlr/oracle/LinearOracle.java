@@ -7,7 +7,6 @@ import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.deeplearning4j.nn.weights.WeightInit;
 import org.nd4j.linalg.activations.Activation;
 import org.nd4j.linalg.api.buffer.DataType;
-import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.learning.config.NoOp;
 
@@ -16,8 +15,11 @@ import org.nd4j.linalg.learning.config.NoOp;
  * mean biased logistic loss, in double precision, to {@code max |X^T (softmax(XW + B) - Y)| / N <=
  * gradTolerance} or {@code maxIterations} iterations.
  *
- * <p>Optimiser: the package's own {@link Lbfgs} (two-loop recursion, memory 10, Armijo
- * backtracking), with X W and X^T R as ND4J matrix products and the softmax in a double loop. Not
+ * <p>Optimiser: with few parameters (D * C at most {@link LinearNewton#MAX_PARAMETERS}, e.g. the
+ * denoising set's 2 x 2 and 2 x 4) damped Newton ({@link LinearNewton}); otherwise the package's own {@link Lbfgs} (two-loop recursion, memory 10, Armijo
+ * backtracking, stopping when the gradient or the decrease per step is small), on the loss and
+ * gradient of {@link LinearLoss} (plain loops over row blocks on {@code threads} threads, the same
+ * bits for every thread count). Not
  * DL4J's {@code OptimizationAlgorithm.LBFGS}: measured here on a 200 x 3, 3-class problem it (a) stalls
  * for good with DL4J's default miniBatch(true) (the solver sees the mean loss but the summed
  * gradient, so its line search never accepts a step), and (b) with miniBatch(false) converges only
@@ -34,22 +36,43 @@ import org.nd4j.linalg.learning.config.NoOp;
  */
 public final class LinearOracle implements Oracle {
 
+    /** Default gradient tolerance on the mean loss. */
+    public static final double GRAD_TOLERANCE = 1e-6;
+    /** Default relative-decrease tolerance (see {@link Lbfgs}). */
+    public static final double REL_DECREASE = 1e-9;
+
     private final double gradTolerance;
+    private final double relDecrease;
     private final int maxIterations;
     private final long seed;
+    private final int threads;
+    /** What the last fit did (for tests and diagnostics). */
+    volatile Lbfgs.Result lastFit;
 
-    /** Gradient tolerance 1e-6 on the mean loss, at most 200 L-BFGS iterations. */
+    /** The defaults on one thread. */
     public LinearOracle() {
-        this(1e-6, 200, 12345L);
+        this(1);
     }
 
+    /** Gradient tolerance 1e-6 on the mean loss, relative decrease 1e-9, at most 200 L-BFGS iterations, on {@code threads} threads. */
+    public LinearOracle(int threads) {
+        this(GRAD_TOLERANCE, REL_DECREASE, 200, 12345L, threads);
+    }
+
+    /** The gradient test only (no decrease test), one thread. */
     public LinearOracle(double gradTolerance, int maxIterations, long seed) {
-        if (!(gradTolerance >= 0) || maxIterations < 0) {
-            throw new IllegalArgumentException("linear oracle: need gradTolerance >= 0 and maxIterations >= 0");
+        this(gradTolerance, 0, maxIterations, seed, 1);
+    }
+
+    public LinearOracle(double gradTolerance, double relDecrease, int maxIterations, long seed, int threads) {
+        if (!(gradTolerance >= 0) || !(relDecrease >= 0) || maxIterations < 0 || threads < 1) {
+            throw new IllegalArgumentException("linear oracle: need gradTolerance >= 0, relDecrease >= 0, maxIterations >= 0, threads >= 1");
         }
         this.gradTolerance = gradTolerance;
+        this.relDecrease = relDecrease;
         this.maxIterations = maxIterations;
         this.seed = seed;
+        this.threads = threads;
     }
 
     static MultiLayerNetwork newNetwork(int numFeatures, int numClasses, DataType dataType, long seed) {
@@ -81,39 +104,26 @@ public final class LinearOracle implements Oracle {
         } else {
             throw new IllegalArgumentException("linear oracle: cannot continue from a " + previous.kind() + " function");
         }
-        int n = p.numRows(), d = p.numFeatures(), c = p.numClasses();
-        INDArray x = p.features().castTo(DataType.DOUBLE);
-        INDArray xt = x.transpose();
-        double[] b = BiasedLogisticProblem.flatDouble(p.bias());
-        int[] y = p.labels();
-        double[] r = new double[n * c];
-        Lbfgs.Objective objective = (w, grad) -> {
-            INDArray wm = Nd4j.create(w, new long[]{d, c}, DataType.DOUBLE);
-            double[] s = x.mmul(wm).dup('c').data().asDouble();
-            double total = 0;
-            for (int i = 0; i < n; i++) {
-                int o = i * c;
-                double max = Double.NEGATIVE_INFINITY;
-                for (int k = 0; k < c; k++) max = Math.max(max, s[o + k] += b[o + k]);
-                double sum = 0;
-                for (int k = 0; k < c; k++) sum += (r[o + k] = Math.exp(s[o + k] - max));
-                total += max + Math.log(sum) - s[o + y[i]];
-                for (int k = 0; k < c; k++) r[o + k] /= sum;
-                r[o + y[i]] -= 1;
-            }
-            INDArray g = xt.mmul(Nd4j.create(r, new long[]{n, c}, DataType.DOUBLE)).divi(n);
-            System.arraycopy(g.dup('c').data().asDouble(), 0, grad, 0, d * c);
-            return total / n;
-        };
+        int d = p.numFeatures(), c = p.numClasses();
         double[] w = BiasedLogisticProblem.flatDouble(net.getLayer(0).getParam("W"));
-        Lbfgs.minimise(objective, w, gradTolerance, maxIterations, 10);
+        LinearLoss loss = LinearLoss.of(p, threads);
+        lastFit = d * c <= LinearNewton.MAX_PARAMETERS
+                ? LinearNewton.minimise(loss, w, d, c, gradTolerance, relDecrease, maxIterations)
+                : Lbfgs.minimise(loss, w, gradTolerance, relDecrease, maxIterations, 10);
         DataType dt = net.params().dataType();
         net.getLayer(0).setParam("W", Nd4j.create(w, new long[]{d, c}, DataType.DOUBLE).castTo(dt));
         return new LinearScore(net);
     }
 
+    /** L-BFGS iterations and loss evaluations of the last fit, {0, 0} before any (diagnostics). */
+    public int[] lastFitCounts() {
+        Lbfgs.Result r = lastFit;
+        return r == null ? new int[2] : new int[] {r.iterations(), r.evaluations()};
+    }
+
     @Override
     public String describe() {
-        return "linear (L-BFGS, grad tol " + gradTolerance + ", <= " + maxIterations + " iterations)";
+        return "linear (L-BFGS, grad tol " + gradTolerance + ", rel. decrease " + relDecrease + ", <= " + maxIterations + " iterations, "
+                + threads + " threads)";
     }
 }

@@ -41,7 +41,7 @@ class CheckpointTest {
     Path tmp;
 
     static Path data;
-    static final String[] SETTINGS = {"--sweeps", "3", "--eval-sweeps", "3", "--seed", "3", "--quiet", "--threads", "1"};
+    static final String[] SETTINGS = {"--sweeps", "3", "--eval-sweeps", "3", "--eval-every", "1", "--seed", "3", "--quiet", "--threads", "1"};
 
     @BeforeAll
     static void generate() throws IOException {

@@ -60,10 +60,85 @@ class CheckpointResumeTest {
         assertEquals(u, cp.unaryKind());
         assertEquals(p, cp.pairKind());
         assertEquals(SETTINGS, cp.settings());
-        assertNotNull(cp.state().trainEvalMessages());
-        assertNotNull(cp.state().testEvalMessages());
+        assertNotNull(cp.state().trainEval());
+        assertNotNull(cp.state().testEval());
         Training.Outcome resumed = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE, cp.state(), StateSink.NONE);
         assertSame(plain, resumed, "resumed after iteration 2");
+    }
+
+    /**
+     * Evaluation every 2nd iteration: curve rows at 1, 2, 4 and 5 (the first, every 2nd, the last),
+     * whose objectives equal the every-iteration run's (evaluation never changes learning), and a run saved after the unevaluated iteration 3 resumes to the same rows.
+     */
+    @ParameterizedTest(name = "{0}/{1}")
+    @CsvSource({"linear,linear", "mlp,const"})
+    void evaluationEveryKthIterationLeavesLearningAloneAndResumes(String unary, String pair) {
+        String u = unary, p = pair;
+        LearnSettings every = new LearnSettings(5, 0.1, 3, 3, 1, 7), sparse = new LearnSettings(5, 0.1, 3, 3, 2, 7);
+        Training.Outcome all = Training.train(data, u, p, every, 1, LearnListener.NONE);
+        List<Integer> told = new java.util.ArrayList<>(), progress = new java.util.ArrayList<>();
+        LearnListener listener = new LearnListener() {
+            @Override public void onIteration(IterationRecord r, int total) { told.add(r.iteration()); }
+            @Override public void onProgress(int it, int total) { progress.add(it); }
+        };
+        Path ck = tmp.resolve("ck-sparse");
+        StateSink at3 = new StateSink() {
+            @Override public boolean wants(int iteration, int total) { return iteration == 3; }
+            @Override public void accept(LearnerState s) throws IOException {
+                new Checkpoint(u, p, sparse, 1, Training.dataHash(data), s).save(ck);
+            }
+        };
+        Training.Outcome some = Training.train(data, u, p, sparse, 1, listener, null, at3);
+        assertEquals(List.of(1, 2, 4, 5), some.curve().stream().map(IterationRecord::iteration).toList());
+        assertEquals(List.of(1, 2, 4, 5), told);
+        assertEquals(List.of(1, 2, 3, 4, 5), progress);
+        for (IterationRecord r : some.curve()) {
+            IterationRecord full = all.curve().get(r.iteration() - 1);
+            assertEquals(full.objective(), r.objective(), 0.0, "objective of iteration " + r.iteration());
+            // errors come from warm-started evaluation engines, so they agree while the schedules agree
+            if (r.iteration() <= 2) assertEquals(full.trainError(), r.trainError(), 0.0, "train error of iteration " + r.iteration());
+        }
+        assertArrayEquals(predict(all.model()), predict(some.model()), "predictions with and without the evaluations between");
+
+        Checkpoint cp = Checkpoint.load(ck);
+        assertEquals(3, cp.state().iteration());
+        assertEquals(2, cp.settings().evalEvery());
+        assertEquals(List.of(1, 2), cp.state().curve().stream().map(IterationRecord::iteration).toList());
+        Training.Outcome resumed = Training.train(data, u, p, sparse, 1, LearnListener.NONE, cp.state(), StateSink.NONE);
+        assertSame(some, resumed, "resumed after the unevaluated iteration 3");
+    }
+
+    /**
+     * A format-1 checkpoint (messages only, no engine states, no evalEvery, no total seconds), made
+     * here by rewriting a format-2 one as the previous build wrote it, still loads and, through the
+     * messages, resumes to the uninterrupted run's numbers (exact for engines that store messages in
+     * the units of the potentials or were re-seated, as every engine of format 1's time was).
+     */
+    @org.junit.jupiter.api.Test
+    void formatOneCheckpointStillLoadsAndResumes() throws IOException {
+        String u = "linear", p = "linear";
+        Path ck = tmp.resolve("ck-v1");
+        Training.Outcome plain = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE, null, new SaveAt(2, ck, u, p));
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper()
+                .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT);
+        java.nio.file.Files.delete(ck.resolve(Checkpoint.STATE));
+        var m = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(ck.resolve(Checkpoint.MANIFEST).toFile());
+        m.put("version", 1);
+        m.remove("engines");
+        m.remove(Checkpoint.MANIFEST_SHA);
+        ((com.fasterxml.jackson.databind.node.ObjectNode) m.get("settings")).remove("evalEvery");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) m.get("seconds")).remove("total");
+        var sums = (com.fasterxml.jackson.databind.node.ObjectNode) m.get("sha256");
+        sums.remove(Checkpoint.STATE);
+        m.put(Checkpoint.MANIFEST_SHA, Checkpoint.sha256(json.writeValueAsBytes(m)));
+        json.writeValue(ck.resolve(Checkpoint.MANIFEST).toFile(), m);
+
+        Checkpoint cp = Checkpoint.load(ck);
+        assertEquals(2, cp.state().iteration());
+        assertEquals(1, cp.settings().evalEvery());
+        org.junit.jupiter.api.Assertions.assertNull(cp.state().train().state(), "format 1 has no engine state");
+        Training.Outcome resumed = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE, cp.state(), StateSink.NONE);
+        assertSame(plain, resumed, "resumed from format 1 after iteration 2");
     }
 
     /** XGBoost with two threads is as deterministic as with one. */
