@@ -32,6 +32,9 @@ final class DemoCommand implements Callable<Integer> {
     @Mixin
     DenoisingOptions denoising;
 
+    @Mixin
+    ScheduleOptions schedule;
+
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the data and of learning (default: ${DEFAULT-VALUE}).")
     long seed;
 
@@ -40,7 +43,7 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        LearnSettings settings = CliChecks.settings(iterations, 0.1, 25, 50, seed);
+        LearnSettings settings = schedule.apply(CliChecks.settings(iterations, 0.1, 25, 50, seed));
         int threads = common.apply();
         Dataset generated = denoising.generate(seed);
         // The demo owns out/data: a rerun replaces it whole.

@@ -65,6 +65,9 @@ final class ExperimentCommand implements Runnable {
         @Mixin
         LearningOptions learning;
 
+        @Mixin
+        ScheduleOptions schedule;
+
         @Option(names = "--out", paramLabel = "DIR", description = "Output folder (default: runs/experiment-<data set>[-table]).")
         Path out;
 
@@ -78,7 +81,7 @@ final class ExperimentCommand implements Runnable {
             if (table && kinds.stream().distinct().count() != kinds.size()) {
                 throw new BadInputException("option '--kinds' repeats a function class: " + kinds);
             }
-            return learning.settings(iterations);
+            return schedule.apply(learning.settings(iterations));
         }
 
         Path out(String dataName) {

@@ -42,6 +42,9 @@ final class TrainCommand implements Callable<Integer> {
     @Mixin
     LearningOptions learning;
 
+    @Mixin
+    ScheduleOptions schedule;
+
     @Option(names = "--output", paramLabel = "MODEL", description = "Folder to save the trained model in.")
     Path output;
 
@@ -77,7 +80,7 @@ final class TrainCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Checkpoint from = resume == null ? null : Checkpoint.load(resume);
         if (from != null) adoptCheckpoint(from);
-        LearnSettings settings = learning.settings(iterations);
+        LearnSettings settings = schedule.apply(learning.settings(iterations));
         if (from != null && iterations < from.state().iteration()) {
             throw new BadInputException("option '--iterations' is " + iterations + " but the checkpoint is already at iteration " + from.state().iteration());
         }
@@ -126,6 +129,7 @@ final class TrainCommand implements Callable<Integer> {
         learning.sweeps = agree("--sweeps", learning.sweeps, s.sweepsPerFit());
         learning.evalSweeps = agree("--eval-sweeps", learning.evalSweeps, s.evalSweeps());
         learning.seed = agree("--seed", learning.seed, s.seed());
+        schedule.schedule = agree("--schedule", schedule.schedule, s.schedule());
         if (!isGiven("--threads")) common.threads = cp.threads();
         if (!isGiven("--iterations")) iterations = s.iterations();
     }

@@ -14,6 +14,7 @@ import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.BiasedLogisticProblem;
 import org.structlr.oracle.Oracle;
 import org.structlr.oracle.ScoreFunction;
+import org.structlr.schedule.Schedule;
 
 /**
  * Learning by alternating oracle fits with warm-started message passing (the paper's Alg. 1):
@@ -89,6 +90,7 @@ public final class AlternatingLearner {
         long passNs = from == null ? 0 : Math.round(from.passingSeconds() * 1e9);
         long evalNs = from == null ? 0 : Math.round(from.evalSeconds() * 1e9);
         long start = System.nanoTime() - (from == null ? 0 : Math.round(from.seconds() * 1e9));
+        Schedule schedule = settings.newSchedule();
         try (MessagePassing mp = train.newEngine(eps);
              MessagePassing trainEval = settings.evalSweeps() > 0 ? train.newEngine(eps) : null;
              MessagePassing testEval = test != null && settings.evalSweeps() > 0 ? test.newEngine(eps) : null) {
@@ -106,30 +108,33 @@ public final class AlternatingLearner {
                 // Unary oracle: bias (Delta - sum of incoming messages) / eps.
                 long t0 = System.nanoTime();
                 INDArray biasU = delta.sub(mp.incomingMessageSums().castTo(DataType.FLOAT)).divi(eps);
+                double before = schedule.needsFitGain() ? objective(mp, thetaU, thetaP, trueUnary, truePair) : Double.NaN;
                 unary = unaryOracle.fit(new BiasedLogisticProblem(train.unaryFeatures(), trueLabels, biasU, L), unary);
                 thetaU = train.unaryPotentials(unary, eps).addi(delta);
                 mp.setPotentials(thetaU, thetaP);
+                double gain = schedule.needsFitGain() ? before - objective(mp, thetaU, thetaP, trueUnary, truePair) : Double.NaN;
                 long t1 = System.nanoTime();
-                mp.iterate(settings.sweepsPerFit());
+                schedule.passAfterFit(mp, new Schedule.Fit(it, false, gain));
                 long t2 = System.nanoTime();
 
                 // Pairwise oracles: bias (lambda_{a->i}(y_i) + lambda_{a->j}(y_j)) / eps.
                 INDArray biasP = pairBias(mp.messages().castTo(DataType.FLOAT), L).divi(eps);
+                before = schedule.needsFitGain() ? objective(mp, thetaU, thetaP, trueUnary, truePair) : Double.NaN;
                 for (int t = 0; t < numPairTypes; t++) {
                     INDArray rows = numPairTypes == 1 ? biasP : Nd4j.pullRows(biasP, 1, train.edgesOfType(t));
                     pair.set(t, pairOracles.get(t).fit(new BiasedLogisticProblem(train.pairFeatures(t), pairLabels[t], rows, L * L), pair.get(t)));
                 }
                 thetaP = train.pairPotentials(pair, eps);
                 mp.setPotentials(thetaU, thetaP);
+                gain = schedule.needsFitGain() ? before - objective(mp, thetaU, thetaP, trueUnary, truePair) : Double.NaN;
                 long t3 = System.nanoTime();
-                mp.iterate(settings.sweepsPerFit());
+                schedule.passAfterFit(mp, new Schedule.Fit(it, true, gain));
                 long t4 = System.nanoTime();
                 fitNs += (t1 - t0) + (t3 - t2);
                 passNs += (t2 - t1) + (t4 - t3);
 
                 // R = sum_k [ -F(x^k, y^k) + A(lambda^k, theta^k) ] per variable; Delta is 0 at the truth.
-                double f = thetaU.mul(trueUnary).sumNumber().doubleValue() + thetaP.mul(truePair).sumNumber().doubleValue();
-                double objective = (mp.dual() - f) / train.graph().numVariables();
+                double objective = objective(mp, thetaU, thetaP, trueUnary, truePair) / train.graph().numVariables();
                 double trainErr = Double.NaN, testErr = Double.NaN;
                 if (trainEval != null) {
                     trainEval.setPotentials(thetaU.sub(delta), thetaP);
@@ -158,6 +163,12 @@ public final class AlternatingLearner {
             }
         }
         return new Result(unary, pair, curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9);
+    }
+
+    /** R = A(lambda, theta) - F(x, y) summed over the training examples (Delta is 0 at the truth). */
+    private static double objective(MessagePassing mp, INDArray thetaU, INDArray thetaP, INDArray trueUnary, INDArray truePair) {
+        double f = thetaU.mul(trueUnary).sumNumber().doubleValue() + thetaP.mul(truePair).sumNumber().doubleValue();
+        return mp.dual() - f;
     }
 
     private static void restore(MessagePassing engine, INDArray unaryPot, INDArray pairPot, INDArray messages, String what) {

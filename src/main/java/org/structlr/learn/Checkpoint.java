@@ -81,6 +81,7 @@ public record Checkpoint(OracleKind unaryKind, OracleKind pairKind, LearnSetting
             s.put("sweepsPerFit", settings.sweepsPerFit());
             s.put("evalSweeps", settings.evalSweeps());
             s.put("seed", settings.seed());
+            s.put("schedule", settings.schedule());
             m.put("threads", threads);
             m.put("dataHash", dataHash);
             ObjectNode sec = m.putObject("seconds");
@@ -134,7 +135,8 @@ public record Checkpoint(OracleKind unaryKind, OracleKind pairKind, LearnSetting
             OracleKind pairKind = OracleKind.parse(m.path("pairwise").asText());
             JsonNode s = m.path("settings");
             LearnSettings settings = new LearnSettings(s.path("iterations").asInt(), s.path("eps").asDouble(),
-                    s.path("sweepsPerFit").asInt(), s.path("evalSweeps").asInt(), s.path("seed").asLong());
+                    s.path("sweepsPerFit").asInt(), s.path("evalSweeps").asInt(), s.path("seed").asLong(),
+                    s.path("schedule").asText(org.structlr.schedule.Schedules.PAPER)); // checkpoints before schedules: paper
             ScoreFunction unary = ScoreFunctions.load(dir.resolve("unary"));
             List<ScoreFunction> pair = new ArrayList<>();
             for (int t = 0; t < m.path("pairTypes").asInt(); t++) pair.add(ScoreFunctions.load(dir.resolve("pair-" + t)));

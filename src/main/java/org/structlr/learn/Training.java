@@ -115,6 +115,7 @@ public final class Training {
         s.put("sweepsPerFit", settings.sweepsPerFit());
         s.put("evalSweeps", settings.evalSweeps());
         s.put("seed", settings.seed());
+        s.put("schedule", settings.schedule());
         return s;
     }
 
