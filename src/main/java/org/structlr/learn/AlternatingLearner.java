@@ -149,7 +149,7 @@ public final class AlternatingLearner {
                 // The iteration's end state, exactly as a resumed run will see it (see the method comment).
                 INDArray mTrain = reseat(mp), mTrainEval = reseat(trainEval), mTestEval = reseat(testEval);
                 evalNs += System.nanoTime() - t4;
-                IterationRecord rec = new IterationRecord(it, objective, trainErr, testErr, (System.nanoTime() - start) / 1e9);
+                IterationRecord rec = new IterationRecord(it, objective, trainErr, testErr, (System.nanoTime() - start) / 1e9, (fitNs + passNs) / 1e9);
                 curve.add(rec);
                 if (sink.wants(it, settings.iterations())) {
                     try {

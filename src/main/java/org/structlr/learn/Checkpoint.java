@@ -35,7 +35,7 @@ import org.structlr.oracle.ScoreFunctions;
  *   unary/            the unary function (ScoreFunction.save: weights, updater state, fit count, booster)
  *   pair-&lt;t&gt;/          the function of pairwise type t
  *   messages.npz      float32 [E, 2, L]: train (the learner's engine), train_eval, test_eval (where they exist)
- *   curve.npz         "curve", float64 [iterations, 5]: iteration, objective, train error, test error, seconds
+ *   curve.npz         "curve", float64 [iterations, 6]: iteration, objective, train error, test error, seconds, learning seconds
  * </pre>
  * Loading checks every checksum before reading anything, so a corrupted checkpoint is refused
  * whole, naming the file.
@@ -61,12 +61,12 @@ public record Checkpoint(OracleKind unaryKind, OracleKind pairKind, LearnSetting
             if (state.testEvalMessages() != null) messages.put("test_eval", NpyArray.fromINDArray(state.testEvalMessages()));
             Npz.write(tmp.resolve(MESSAGES), messages);
             List<IterationRecord> curve = state.curve();
-            double[] c = new double[curve.size() * 5];
+            double[] c = new double[curve.size() * 6];
             for (int k = 0; k < curve.size(); k++) {
                 IterationRecord r = curve.get(k);
-                System.arraycopy(new double[] {r.iteration(), r.objective(), r.trainError(), r.testError(), r.seconds()}, 0, c, 5 * k, 5);
+                System.arraycopy(new double[] {r.iteration(), r.objective(), r.trainError(), r.testError(), r.seconds(), r.learningSeconds()}, 0, c, 6 * k, 6);
             }
-            Npz.write(tmp.resolve(CURVE), Map.of("curve", NpyArray.ofDoubles(c, curve.size(), 5)));
+            Npz.write(tmp.resolve(CURVE), Map.of("curve", NpyArray.ofDoubles(c, curve.size(), 6)));
 
             ObjectNode m = JSON.createObjectNode();
             m.put("format", FORMAT);
@@ -141,10 +141,13 @@ public record Checkpoint(OracleKind unaryKind, OracleKind pairKind, LearnSetting
             List<ScoreFunction> pair = new ArrayList<>();
             for (int t = 0; t < m.path("pairTypes").asInt(); t++) pair.add(ScoreFunctions.load(dir.resolve("pair-" + t)));
             Map<String, NpyArray> msg = Npz.read(dir.resolve(MESSAGES));
-            double[] c = Npz.read(dir.resolve(CURVE)).get("curve").toDoubleArray();
+            NpyArray ca = Npz.read(dir.resolve(CURVE)).get("curve");
+            double[] c = ca.toDoubleArray();
+            int w = ca.shape().length == 2 ? (int) ca.shape()[1] : 5; // 5 columns before learning seconds were kept
             List<IterationRecord> curve = new ArrayList<>();
-            for (int k = 0; k < c.length / 5; k++) {
-                curve.add(new IterationRecord((int) c[5 * k], c[5 * k + 1], c[5 * k + 2], c[5 * k + 3], c[5 * k + 4]));
+            for (int k = 0; k < c.length / w; k++) {
+                int o = w * k;
+                curve.add(new IterationRecord((int) c[o], c[o + 1], c[o + 2], c[o + 3], c[o + 4], w > 5 ? c[o + 5] : c[o + 4]));
             }
             JsonNode sec = m.path("seconds");
             LearnerState state = new LearnerState(m.path("iteration").asInt(), unary, pair, array(msg, "train"),
