@@ -12,6 +12,7 @@ import me.tongfei.progressbar.ProgressBarStyle;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
 import org.structlr.experiment.Experiment;
+import org.structlr.experiment.ScheduleComparison;
 import org.structlr.learn.IterationRecord;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.OracleKind;
@@ -67,6 +68,11 @@ final class ExperimentCommand implements Runnable {
 
         @Mixin
         ScheduleOptions schedule;
+
+        @Option(names = "--schedules", split = ",", paramLabel = "S1,S2,...",
+                description = "Train the one pair once per schedule (the first is the reference) and compare them on one time axis: "
+                        + "schedules.md, time-to-objective.png, time-to-error.png.")
+        List<String> schedules;
 
         @Option(names = "--out", paramLabel = "DIR", description = "Output folder (default: runs/experiment-<data set>[-table]).")
         Path out;
@@ -145,6 +151,24 @@ final class ExperimentCommand implements Runnable {
 
     static int run(Experiment exp, Options opts, Path out, boolean quiet, CommandSpec spec) throws Exception {
         java.io.PrintWriter stdout = spec.commandLine().getOut();
+        if (opts.schedules != null) {
+            if (opts.table) throw new BadInputException("option '--schedules' compares schedules on one pair; it does not go with --table");
+            for (String s : opts.schedules) { // every name checked before any training
+                try {
+                    exp.settings().withSchedule(s);
+                } catch (IllegalArgumentException e) {
+                    throw new BadInputException("option '--schedules': " + e.getMessage());
+                }
+            }
+            OracleKind u = opts.unary != null ? opts.unary : OracleKind.LINEAR;
+            OracleKind p = opts.pairwise != null ? opts.pairwise : OracleKind.LINEAR;
+            List<ScheduleComparison.Run> runs = ScheduleComparison.run(exp, u, p, opts.schedules, out,
+                    s -> new TrainingProgress(exp.name() + " " + u.cliName() + "/" + p.cliName() + " " + s, opts.iterations, quiet));
+            stdout.print(Files.readString(out.resolve("schedules.md")));
+            stdout.println("schedules.md, schedules.csv, time-to-objective.png, time-to-error.png, one folder per schedule written to " + out);
+            stdout.flush();
+            return Main.EXIT_OK;
+        }
         if (!opts.table) {
             OracleKind u = opts.unary != null ? opts.unary : OracleKind.LINEAR;
             OracleKind p = opts.pairwise != null ? opts.pairwise : OracleKind.LINEAR;
