@@ -36,6 +36,9 @@ final class DemoCommand implements Callable<Integer> {
                     + " (default: iterations / 20, at least 1).")
     Integer evalEvery;
 
+    @Mixin
+    ScheduleOptions schedule;
+
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the data and of learning (default: ${DEFAULT-VALUE}).")
     long seed;
 
@@ -44,7 +47,7 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        LearnSettings settings = CliChecks.settings(iterations, 0.1, 25, 50, evalEvery, seed);
+        LearnSettings settings = schedule.apply(CliChecks.settings(iterations, 0.1, 25, 50, evalEvery, seed));
         int threads = common.apply();
         Dataset generated = denoising.generate(seed);
         // The demo owns out/data: a rerun replaces it whole.

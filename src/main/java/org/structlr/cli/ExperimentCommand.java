@@ -12,6 +12,7 @@ import me.tongfei.progressbar.ProgressBarStyle;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
 import org.structlr.experiment.Experiment;
+import org.structlr.experiment.ScheduleComparison;
 import org.structlr.learn.IterationRecord;
 import org.structlr.learn.LearnSettings;
 import picocli.CommandLine;
@@ -64,6 +65,14 @@ final class ExperimentCommand implements Runnable {
         @Mixin
         LearningOptions learning;
 
+        @Mixin
+        ScheduleOptions schedule;
+
+        @Option(names = "--schedules", split = ",", paramLabel = "S1,S2,...",
+                description = "Train the one pair once per schedule (the first is the reference) and compare them on one time axis: "
+                        + "schedules.md, time-to-objective.png, time-to-error.png.")
+        List<String> schedules;
+
         @Option(names = "--out", paramLabel = "DIR", description = "Output folder (default: runs/experiment-<data set>[-table]).")
         Path out;
 
@@ -77,7 +86,7 @@ final class ExperimentCommand implements Runnable {
             if (table && kinds.stream().distinct().count() != kinds.size()) {
                 throw new BadInputException("option '--kinds' repeats a function class: " + kinds);
             }
-            return learning.settings(iterations);
+            return schedule.apply(learning.settings(iterations));
         }
 
         Path out(String dataName) {
@@ -141,6 +150,24 @@ final class ExperimentCommand implements Runnable {
 
     static int run(Experiment exp, Options opts, Path out, boolean quiet, CommandSpec spec) throws Exception {
         java.io.PrintWriter stdout = spec.commandLine().getOut();
+        if (opts.schedules != null) {
+            if (opts.table) throw new BadInputException("option '--schedules' compares schedules on one pair; it does not go with --table");
+            for (String s : opts.schedules) { // every name checked before any training
+                try {
+                    exp.settings().withSchedule(s);
+                } catch (IllegalArgumentException e) {
+                    throw new BadInputException("option '--schedules': " + e.getMessage());
+                }
+            }
+            String u = opts.unary != null ? opts.unary : "linear";
+            String p = opts.pairwise != null ? opts.pairwise : "linear";
+            List<ScheduleComparison.Run> runs = ScheduleComparison.run(exp, u, p, opts.schedules, out,
+                    s -> new TrainingProgress(exp.name() + " " + u + "/" + p + " " + s, opts.iterations, quiet));
+            stdout.print(Files.readString(out.resolve("schedules.md")));
+            stdout.println("schedules.md, schedules.csv, time-to-objective.png, time-to-error.png, one folder per schedule written to " + out);
+            stdout.flush();
+            return Main.EXIT_OK;
+        }
         if (!opts.table) {
             String u = opts.unary != null ? opts.unary : "linear";
             String p = opts.pairwise != null ? opts.pairwise : "linear";

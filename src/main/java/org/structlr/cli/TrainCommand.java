@@ -41,6 +41,9 @@ final class TrainCommand implements Callable<Integer> {
     @Mixin
     LearningOptions learning;
 
+    @Mixin
+    ScheduleOptions schedule;
+
     @Option(names = "--output", paramLabel = "MODEL", description = "Folder to save the trained model in.")
     Path output;
 
@@ -76,7 +79,7 @@ final class TrainCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Checkpoint from = resume == null ? null : Checkpoint.load(resume);
         if (from != null) adoptCheckpoint(from);
-        LearnSettings settings = learning.settings(iterations);
+        LearnSettings settings = schedule.apply(learning.settings(iterations));
         if (from != null && iterations < from.state().iteration()) {
             throw new BadInputException("option '--iterations' is " + iterations + " but the checkpoint is already at iteration " + from.state().iteration());
         }
@@ -126,6 +129,7 @@ final class TrainCommand implements Callable<Integer> {
         learning.evalSweeps = agree("--eval-sweeps", learning.evalSweeps, s.evalSweeps());
         learning.evalEvery = agree("--eval-every", learning.evalEvery, s.evalEvery());
         learning.seed = agree("--seed", learning.seed, s.seed());
+        schedule.schedule = agree("--schedule", schedule.schedule, s.schedule());
         if (!isGiven("--threads")) common.threads = cp.threads();
         if (!isGiven("--iterations")) iterations = s.iterations();
     }

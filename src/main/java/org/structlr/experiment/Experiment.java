@@ -119,6 +119,7 @@ public final class Experiment {
     public String name() { return name; }
     public Dataset data() { return data; }
     public LearnSettings settings() { return settings; }
+    public int threads() { return threads; }
 
     /** Trains one pair; writes nothing. */
     public PairResult train(String unary, String pairwise, LearnListener listener) {

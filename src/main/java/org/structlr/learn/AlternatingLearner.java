@@ -13,11 +13,14 @@ import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.BiasedLogisticProblem;
 import org.structlr.oracle.Oracle;
 import org.structlr.oracle.ScoreFunction;
+import org.structlr.schedule.Schedule;
 
 /**
  * Learning by alternating oracle fits with warm-started message passing (the paper's Alg. 1):
- * each iteration fits every unary type, runs {@code sweepsPerFit} sweeps on every training example,
- * fits every pairwise type, and runs {@code sweepsPerFit} more. Messages persist across iterations,
+ * each iteration fits every unary type, passes messages on every training example, fits every
+ * pairwise type, and passes messages again; how many sweeps follow each fit, whether fits are
+ * bounded and whether the iteration ends with an extrapolation step is the {@link Schedule}'s choice
+ * (the paper's: {@code sweepsPerFit} sweeps, exact fits, no extrapolation). Messages persist across iterations,
  * so learning and inference are optimised jointly; nothing is run to convergence inside. Every
  * {@link LearnSettings#evalEvery}-th iteration (and the first and last) is then evaluated: the
  * objective and, with warm-started prediction engines, the train and test errors (one curve row).
@@ -89,6 +92,7 @@ public final class AlternatingLearner {
         long passNs = from == null ? 0 : Math.round(from.passingSeconds() * 1e9);
         long evalNs = from == null ? 0 : Math.round(from.evalSeconds() * 1e9);
         long start = System.nanoTime() - (from == null ? 0 : Math.round(from.seconds() * 1e9));
+        Schedule schedule = settings.newSchedule();
         try (MessagePassing mp = train.newEngine(eps);
              MessagePassing trainEval = settings.evalSweeps() > 0 ? train.newEngine(eps) : null;
              MessagePassing testEval = test != null && settings.evalSweeps() > 0 ? test.newEngine(eps) : null) {
@@ -107,33 +111,51 @@ public final class AlternatingLearner {
             for (int it = from == null ? 1 : from.iteration() + 1; it <= settings.iterations(); it++) {
                 // Unary oracle: bias (Delta - sum of incoming messages) / eps.
                 long t0 = System.nanoTime();
+                Extrapolation.Point iterationStart = schedule.extrapolates() ? new Extrapolation.Point(unary, new ArrayList<>(pair), mp.messages()) : null;
+                int budget = schedule.fitIterations(it);
+                double before = schedule.needsFitGain() ? objective(mp, truth, thetaU, thetaP) : Double.NaN;
                 INDArray biasU = truth.unaryBias(flat(mp.incomingMessageSums()), eps);
-                unary = unaryOracle.fit(new BiasedLogisticProblem(train.unaryFeatures(), truth.labels, biasU, L), unary);
+                unary = limited(unaryOracle, budget).fit(new BiasedLogisticProblem(train.unaryFeatures(), truth.labels, biasU, L), unary);
                 thetaU0 = train.unaryPotentials(unary, eps);
                 thetaU = thetaU0.add(delta);
                 mp.setPotentials(thetaU, thetaP);
+                double gain = schedule.needsFitGain() ? before - objective(mp, truth, thetaU, thetaP) : Double.NaN;
                 long t1 = System.nanoTime();
-                mp.iterate(settings.sweepsPerFit());
+                schedule.passAfterFit(mp, new Schedule.Fit(it, false, gain));
                 long t2 = System.nanoTime();
 
                 // Pairwise oracles: bias (lambda_{a->i}(y_i) + lambda_{a->j}(y_j)) / eps.
+                before = schedule.needsFitGain() ? objective(mp, truth, thetaU, thetaP) : Double.NaN;
                 float[] messages = flat(mp.messages());
                 for (int t = 0; t < truth.numPairTypes(); t++) {
                     INDArray biasP = truth.pairBias(messages, t, eps);
-                    pair.set(t, pairOracles.get(t).fit(new BiasedLogisticProblem(train.pairFeatures(t), truth.pairLabels[t], biasP, L * L), pair.get(t)));
+                    pair.set(t, limited(pairOracles.get(t), budget).fit(new BiasedLogisticProblem(train.pairFeatures(t), truth.pairLabels[t], biasP, L * L), pair.get(t)));
                 }
                 thetaP = train.pairPotentials(pair, eps);
                 mp.setPotentials(thetaU, thetaP);
+                gain = schedule.needsFitGain() ? before - objective(mp, truth, thetaU, thetaP) : Double.NaN;
                 long t3 = System.nanoTime();
-                mp.iterate(settings.sweepsPerFit());
+                schedule.passAfterFit(mp, new Schedule.Fit(it, true, gain));
+                if (iterationStart != null) {
+                    // a step along this iteration's displacement, kept only where R falls (Extrapolation)
+                    final INDArray tu = thetaU, tp = thetaP;
+                    Extrapolation.Outcome x = Extrapolation.step(mp, train, eps, delta, iterationStart,
+                            new Extrapolation.Point(unary, new ArrayList<>(pair), mp.messages()), tu, tp, objective(mp, truth, tu, tp),
+                            (u, p) -> objective(mp, truth, u, p));
+                    unary = x.unary();
+                    pair = new ArrayList<>(x.pair());
+                    thetaU = x.thetaU();
+                    thetaU0 = thetaU.sub(delta);
+                    thetaP = x.thetaP();
+                }
                 if (reseatTrain) reseat(mp);
                 long t4 = System.nanoTime();
                 fitNs += (t1 - t0) + (t3 - t2);
-                passNs += (t2 - t1) + (t4 - t3);
+                passNs += (t2 - t1) + (t4 - t3); // with the schedule's dual evaluations and extrapolation
 
                 if (settings.evaluates(it)) {
                     // R = sum_k [ -F(x^k, y^k) + A(lambda^k, theta^k) ] per variable; Delta is 0 at the truth.
-                    double objective = (mp.dual() - truth.score(thetaU, thetaP)) / train.graph().numVariables();
+                    double objective = objective(mp, truth, thetaU, thetaP) / train.graph().numVariables();
                     double trainErr = Double.NaN, testErr = Double.NaN;
                     if (trainEval != null) {
                         trainEval.setPotentials(thetaU0, thetaP);
@@ -147,7 +169,7 @@ public final class AlternatingLearner {
                         if (test.hasLabels()) testErr = test.error(testEval.decode());
                         if (!ownsExactState(testEval)) reseat(testEval);
                     }
-                    curve.add(new IterationRecord(it, objective, trainErr, testErr, (System.nanoTime() - start) / 1e9));
+                    curve.add(new IterationRecord(it, objective, trainErr, testErr, (System.nanoTime() - start) / 1e9, (fitNs + passNs) / 1e9));
                 }
                 evalNs += System.nanoTime() - t4;
                 if (sink.wants(it, settings.iterations())) {
@@ -164,6 +186,16 @@ public final class AlternatingLearner {
             }
         }
         return new Result(unary, pair, curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9);
+    }
+
+    /** R = A(lambda, theta) - F(x, y), summed over the training examples (Delta is 0 at the truth). */
+    private static double objective(MessagePassing mp, Targets truth, INDArray thetaU, INDArray thetaP) {
+        return mp.dual() - truth.score(thetaU, thetaP);
+    }
+
+    /** The oracle with the schedule's bound on its iterations, if it has any and the schedule sets one. */
+    private static Oracle limited(Oracle o, int iterations) {
+        return iterations > 0 && o instanceof org.structlr.oracle.IterativeOracle io ? io.limitedTo(iterations) : o;
     }
 
     private static void restore(MessagePassing engine, INDArray unaryPot, INDArray pairPot, EngineState saved, String what) {

@@ -36,8 +36,8 @@ import org.structlr.oracle.ScoreFunctions;
  *   messages.npz      float32, flat [E, 2, L]: train (the learner's engine), train_eval, test_eval (where they exist)
  *   state.npz         float32: the same engines' exact states ({@link EngineState}); the manifest's
  *                     "engines" names the engine class of each
- *   curve.npz         "curve", float64 [rows, 5]: iteration, objective, train error, test error, seconds
- *                     (the evaluated iterations only)
+ *   curve.npz         "curve", float64 [rows, 6]: iteration, objective, train error, test error, seconds,
+ *                     learning seconds (the evaluated iterations only; version 1 has the first 5 columns)
  * </pre>
  * Loading checks every checksum before reading anything, so a corrupted checkpoint is refused
  * whole, naming the file. Version 1 (messages only, every iteration evaluated) still loads: it
@@ -78,12 +78,12 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
             Npz.write(tmp.resolve(MESSAGES), messages);
             if (!exact.isEmpty()) Npz.write(tmp.resolve(STATE), exact);
             List<IterationRecord> curve = state.curve();
-            double[] c = new double[curve.size() * 5];
+            double[] c = new double[curve.size() * 6];
             for (int k = 0; k < curve.size(); k++) {
                 IterationRecord r = curve.get(k);
-                System.arraycopy(new double[] {r.iteration(), r.objective(), r.trainError(), r.testError(), r.seconds()}, 0, c, 5 * k, 5);
+                System.arraycopy(new double[] {r.iteration(), r.objective(), r.trainError(), r.testError(), r.seconds(), r.learningSeconds()}, 0, c, 6 * k, 6);
             }
-            Npz.write(tmp.resolve(CURVE), Map.of("curve", NpyArray.ofDoubles(c, curve.size(), 5)));
+            Npz.write(tmp.resolve(CURVE), Map.of("curve", NpyArray.ofDoubles(c, curve.size(), 6)));
 
             ObjectNode m = JSON.createObjectNode();
             m.put("format", FORMAT);
@@ -99,6 +99,7 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
             s.put("evalSweeps", settings.evalSweeps());
             s.put("evalEvery", settings.evalEvery());
             s.put("seed", settings.seed());
+            s.put("schedule", settings.schedule());
             m.set("engines", engineNames);
             m.put("threads", threads);
             m.put("dataHash", dataHash);
@@ -156,7 +157,8 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
             String pairKind = org.structlr.oracle.FunctionClasses.canonical(m.path("pairwise").asText());
             JsonNode s = m.path("settings");
             LearnSettings settings = new LearnSettings(s.path("iterations").asInt(), s.path("eps").asDouble(),
-                    s.path("sweepsPerFit").asInt(), s.path("evalSweeps").asInt(), s.path("evalEvery").asInt(1), s.path("seed").asLong());
+                    s.path("sweepsPerFit").asInt(), s.path("evalSweeps").asInt(), s.path("evalEvery").asInt(1), s.path("seed").asLong(),
+                    s.path("schedule").asText(org.structlr.schedule.Schedules.PAPER)); // checkpoints before schedules: paper
             ScoreFunction unary = ScoreFunctions.load(dir.resolve("unary"));
             List<ScoreFunction> pair = new ArrayList<>();
             for (int t = 0; t < m.path("pairTypes").asInt(); t++) pair.add(ScoreFunctions.load(dir.resolve("pair-" + t)));
@@ -172,10 +174,13 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
                         : new EngineState(engine, st.toFloatArray(), a.toFloatArray());
             }
             if (engines[0] == null) throw new BadInputException(dir.resolve(MESSAGES), "lacks the training engine's messages ('train')");
-            double[] c = Npz.read(dir.resolve(CURVE)).get("curve").toDoubleArray();
+            NpyArray ca = Npz.read(dir.resolve(CURVE)).get("curve");
+            double[] c = ca.toDoubleArray();
+            int w = ca.shape().length == 2 ? (int) ca.shape()[1] : 5; // 5 columns before learning seconds were kept
             List<IterationRecord> curve = new ArrayList<>();
-            for (int k = 0; k < c.length / 5; k++) {
-                curve.add(new IterationRecord((int) c[5 * k], c[5 * k + 1], c[5 * k + 2], c[5 * k + 3], c[5 * k + 4]));
+            for (int k = 0; k < c.length / w; k++) {
+                int o = w * k;
+                curve.add(new IterationRecord((int) c[o], c[o + 1], c[o + 2], c[o + 3], c[o + 4], w > 5 ? c[o + 5] : c[o + 4]));
             }
             JsonNode sec = m.path("seconds");
             double total = sec.path("total").isNumber() ? sec.path("total").asDouble() : curve.isEmpty() ? 0 : curve.get(curve.size() - 1).seconds();

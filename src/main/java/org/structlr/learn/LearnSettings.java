@@ -12,9 +12,17 @@ package org.structlr.learn;
  *                        {@code evalEvery}-th iteration and the last; the iterations between are not
  *                        evaluated and have no curve row. Learning itself does not depend on it.
  * @param seed            seed of every random choice (oracles, shuffling)
+ * @param schedule        how many sweeps follow each fit ({@link org.structlr.schedule.Schedules}):
+ *                        "paper" runs {@code sweepsPerFit} after every fit; see the others there
  */
-public record LearnSettings(int iterations, double eps, int sweepsPerFit, int evalSweeps, int evalEvery, long seed) {
+public record LearnSettings(int iterations, double eps, int sweepsPerFit, int evalSweeps, int evalEvery, long seed, String schedule) {
+    /** The paper's schedule. */
+    public LearnSettings(int iterations, double eps, int sweepsPerFit, int evalSweeps, int evalEvery, long seed) {
+        this(iterations, eps, sweepsPerFit, evalSweeps, evalEvery, seed, org.structlr.schedule.Schedules.PAPER);
+    }
+
     public LearnSettings {
+        org.structlr.schedule.Schedules.create(schedule, Math.max(1, sweepsPerFit)); // refuses unknown names
         if (iterations < 0) throw new IllegalArgumentException("iterations must be at least 0, got " + iterations);
         if (!(eps > 0) || Double.isInfinite(eps)) throw new IllegalArgumentException("eps must be positive, got " + eps);
         if (sweepsPerFit < 1) throw new IllegalArgumentException("sweeps per fit must be at least 1, got " + sweepsPerFit);
@@ -25,6 +33,21 @@ public record LearnSettings(int iterations, double eps, int sweepsPerFit, int ev
     /** Evaluating after every iteration. */
     public LearnSettings(int iterations, double eps, int sweepsPerFit, int evalSweeps, long seed) {
         this(iterations, eps, sweepsPerFit, evalSweeps, 1, seed);
+    }
+
+    /** The same settings with another schedule. */
+    public LearnSettings withSchedule(String name) {
+        return new LearnSettings(iterations, eps, sweepsPerFit, evalSweeps, evalEvery, seed, name);
+    }
+
+    /** The same settings evaluating every {@code k}-th iteration. */
+    public LearnSettings withEvalEvery(int k) {
+        return new LearnSettings(iterations, eps, sweepsPerFit, evalSweeps, k, seed, schedule);
+    }
+
+    /** The schedule these settings name, fresh for one run. */
+    public org.structlr.schedule.Schedule newSchedule() {
+        return org.structlr.schedule.Schedules.create(schedule, sweepsPerFit);
     }
 
     public static LearnSettings paperDefaults(int iterations, long seed) {
@@ -43,6 +66,6 @@ public record LearnSettings(int iterations, double eps, int sweepsPerFit, int ev
 
     /** The same settings with another iteration count. */
     public LearnSettings withIterations(int n) {
-        return new LearnSettings(n, eps, sweepsPerFit, evalSweeps, evalEvery, seed);
+        return new LearnSettings(n, eps, sweepsPerFit, evalSweeps, evalEvery, seed, schedule);
     }
 }

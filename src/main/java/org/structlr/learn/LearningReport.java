@@ -28,6 +28,7 @@ public final class LearningReport {
             m.put("train_error", finite(r.trainError()));
             m.put("test_error", finite(r.testError()));
             m.put("seconds", r.seconds());
+            m.put("learning_seconds", r.learningSeconds());
             return m;
         }).toList());
         Map<String, Object> fin = new LinkedHashMap<>();
@@ -56,7 +57,8 @@ public final class LearningReport {
             List<IterationRecord> curve = new ArrayList<>();
             for (JsonNode r : its) {
                 curve.add(new IterationRecord(r.path("iteration").asInt(), number(r, "objective"), number(r, "train_error"),
-                        number(r, "test_error"), number(r, "seconds")));
+                        number(r, "test_error"), number(r, "seconds"),
+                        r.has("learning_seconds") ? number(r, "learning_seconds") : number(r, "seconds")));
             }
             return curve;
         } catch (IOException e) {
@@ -81,9 +83,9 @@ public final class LearningReport {
     }
 
     public static void writeCsv(Path file, List<IterationRecord> curve) throws IOException {
-        StringBuilder sb = new StringBuilder("iteration,objective,train_error,test_error,seconds\n");
+        StringBuilder sb = new StringBuilder("iteration,objective,train_error,test_error,seconds,learning_seconds\n");
         for (IterationRecord r : curve) {
-            sb.append(String.format(Locale.ROOT, "%d,%.8g,%.6f,%.6f,%.3f%n", r.iteration(), r.objective(), r.trainError(), r.testError(), r.seconds()));
+            sb.append(String.format(Locale.ROOT, "%d,%.8g,%.6f,%.6f,%.3f,%.3f%n", r.iteration(), r.objective(), r.trainError(), r.testError(), r.seconds(), r.learningSeconds()));
         }
         AtomicFiles.writeString(file, sb.toString());
     }

@@ -126,6 +126,7 @@ public final class Training {
         s.put("evalSweeps", settings.evalSweeps());
         s.put("evalEvery", settings.evalEvery());
         s.put("seed", settings.seed());
+        s.put("schedule", settings.schedule());
         return s;
     }
 

@@ -12,7 +12,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
 /** g(phi, c) = w_c, ignoring the features. Saved as JSON (the weights in full double precision). */
-final class ConstantScore implements ScoreFunction {
+final class ConstantScore implements ParametricScore {
 
     static final String KIND = "constant";
     private final double[] w;
@@ -26,6 +26,17 @@ final class ConstantScore implements ScoreFunction {
     }
 
     /** A copy of the weights w_c. */
+    @Override
+    public double[] parameters() {
+        return weights();
+    }
+
+    @Override
+    public ConstantScore withParameters(double[] parameters) {
+        if (parameters.length != w.length) throw new IllegalArgumentException("constant function has " + w.length + " parameters, got " + parameters.length);
+        return new ConstantScore(parameters);
+    }
+
     public double[] weights() {
         return w.clone();
     }

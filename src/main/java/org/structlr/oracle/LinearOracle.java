@@ -34,7 +34,7 @@ import org.nd4j.linalg.learning.config.NoOp;
  * summing to zero, and L-BFGS steps are combinations of gradients, so sum_c W_jc stays where it
  * started (0 from scratch). The network's precision is the first problem's (FLOAT or DOUBLE).
  */
-public final class LinearOracle implements Oracle {
+public final class LinearOracle implements IterativeOracle {
 
     /** Default gradient tolerance on the mean loss. */
     public static final double GRAD_TOLERANCE = 1e-6;
@@ -119,6 +119,12 @@ public final class LinearOracle implements Oracle {
     public int[] lastFitCounts() {
         Lbfgs.Result r = lastFit;
         return r == null ? new int[2] : new int[] {r.iterations(), r.evaluations()};
+    }
+
+    @Override
+    public LinearOracle limitedTo(int iterations) {
+        if (iterations < 1) throw new IllegalArgumentException("linear oracle: at least 1 iteration per fit, got " + iterations);
+        return new LinearOracle(gradTolerance, relDecrease, Math.min(iterations, maxIterations), seed, threads);
     }
 
     @Override

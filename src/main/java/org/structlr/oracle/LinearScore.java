@@ -13,7 +13,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * so that {@link LinearOracle} can continue it; saved with ModelSerializer. The oracle hands out a
  * private copy, never a network it trains further.
  */
-final class LinearScore extends NetworkScore {
+final class LinearScore extends NetworkScore implements ParametricScore {
 
     static final String KIND = "linear";
 
@@ -26,6 +26,23 @@ final class LinearScore extends NetworkScore {
         synchronized (net) {
             return net.getLayer(0).getParam("W").dup();
         }
+    }
+
+    /** W flattened row-major ([D, C]). */
+    @Override
+    public double[] parameters() {
+        return weights().castTo(org.nd4j.linalg.api.buffer.DataType.DOUBLE).dup('c').data().asDouble();
+    }
+
+    @Override
+    public LinearScore withParameters(double[] parameters) {
+        MultiLayerNetwork copy = networkCopy();
+        INDArray w = copy.getLayer(0).getParam("W");
+        if (parameters.length != w.length()) {
+            throw new IllegalArgumentException("linear function has " + w.length() + " parameters, got " + parameters.length);
+        }
+        copy.getLayer(0).setParam("W", org.nd4j.linalg.factory.Nd4j.create(parameters, w.shape(), org.nd4j.linalg.api.buffer.DataType.DOUBLE).castTo(w.dataType()));
+        return new LinearScore(copy);
     }
 
     @Override

@@ -44,6 +44,25 @@ public final class Plots {
         save(chart, png);
     }
 
+    /**
+     * One value of the curve against the seconds of learning (fits and passing, no evaluation), one
+     * line per named run: runs of different schedules compared on one time axis. Iterations where
+     * the value is NaN (not evaluated) are left out.
+     */
+    public static void againstTime(Path png, String title, String yTitle, Map<String, List<IterationRecord>> runs,
+                                   java.util.function.ToDoubleFunction<IterationRecord> value) throws IOException {
+        XYChart chart = new XYChartBuilder().width(900).height(560).title(title).xAxisTitle("seconds of learning (fits + message passing)")
+                .yAxisTitle(yTitle).build();
+        chart.getStyler().setLegendVisible(true);
+        for (Map.Entry<String, List<IterationRecord>> run : runs.entrySet()) {
+            List<IterationRecord> c = run.getValue().stream().filter(r -> Double.isFinite(value.applyAsDouble(r))).toList();
+            if (c.isEmpty()) continue;
+            chart.addSeries(run.getKey(), c.stream().mapToDouble(IterationRecord::learningSeconds).toArray(),
+                    c.stream().mapToDouble(value).toArray()).setMarker(SeriesMarkers.NONE);
+        }
+        save(chart, png);
+    }
+
     public static void save(XYChart chart, Path png) throws IOException {
         byte[] bytes = BitmapEncoder.getBitmapBytes(chart, BitmapFormat.PNG);
         AtomicFiles.write(png, out -> out.write(bytes));

@@ -115,7 +115,7 @@ class TrainPredictCommandTest {
         assertEquals(its.get(1).get("test_error").asDouble(), fin.get("test_error").asDouble());
 
         List<String> lines = Files.readAllLines(csv);
-        assertEquals("iteration,objective,train_error,test_error,seconds", lines.get(0));
+        assertEquals("iteration,objective,train_error,test_error,seconds,learning_seconds", lines.get(0));
         assertEquals(3, lines.size(), "header + 2 iterations: " + lines);
 
         CrfModel m = CrfModel.load(model);
