@@ -7,8 +7,8 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The star update of one colour class over a range of positions, in one pass, with the Vector API
- * (float lanes of the preferred width; {@code EXP}, {@code LOG}, {@code LOG1P} compile to SVML on
- * x86-64). Everything is in units of eps. Planes (see {@link FusedGridLayout}, P = plane length):
+ * (float lanes of the preferred width; exp and log from {@link LaneMath}, which give the same bits
+ * whether or not the JIT has compiled the loop yet). Everything is in units of eps. Planes (see {@link FusedGridLayout}, P = plane length):
  * <ul>
  *   <li>{@code lam[pad + (d L + y) P + i]}: message into the pixel at i from its edge in direction d;</li>
  *   <li>{@code t[y P + i]}: theta_i(y) / eps;</li>
@@ -27,7 +27,7 @@ import jdk.incubator.vector.VectorSpecies;
  * its unclamped maximum so that an all minus infinity row gives minus infinity, never NaN.
  */
 final class FusedGridKernel {
-    static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
+    static final VectorSpecies<Float> S = LaneMath.S;
     static final float BIG = 1e30f;
     /**
      * Below this, a probability-space sum may have lost its leading terms to float underflow
@@ -41,11 +41,11 @@ final class FusedGridKernel {
     /** lse of two: max + log1p(exp(min - max)), with the max clamped at -BIG inside the exp only. */
     private static FloatVector lse2(FloatVector x, FloatVector y, FloatVector negBig) {
         FloatVector mx = x.max(y), mn = x.min(y);
-        return mx.add(mn.sub(mx.max(negBig)).lanewise(VectorOperators.EXP).lanewise(VectorOperators.LOG1P));
+        return mx.add(LaneMath.log1pUnit(LaneMath.expNonPositive(mn.sub(mx.max(negBig)))));
     }
 
     /**
-     * Two labels, everything in registers: per direction two lse of two terms (2 EXP + 2 LOG1P),
+     * Two labels, everything in registers: per direction two lse of two terms (2 exp + 2 log1p),
      * 16 transcendentals per pixel.
      */
     static void pass2(float[] lam, float[] nb, float[] t, float[] pot, float[] invN, boolean[][] real,
@@ -99,8 +99,8 @@ final class FusedGridKernel {
     }
 
     /**
-     * Any label count, in probability space: per direction L EXP for the neighbour's message and L
-     * LOG for the sums (2L transcendentals instead of L(L+1) in log space):
+     * Any label count, in probability space: per direction L exp for the neighbour's message and L
+     * log for the sums (2L transcendentals instead of L(L+1) in log space):
      * <pre>
      *   amax     = max_yo a(yo)
      *   A(yo)    = exp(a(yo) - max(amax, -BIG))                     (at most 1)
@@ -124,7 +124,7 @@ final class FusedGridKernel {
                 for (int yo = 1; yo < L; yo++) amax = amax.max(FloatVector.fromArray(S, nb, a + yo * P));
                 FloatVector amaxc = amax.max(negBig);
                 for (int yo = 0; yo < L; yo++) {
-                    FloatVector.fromArray(S, nb, a + yo * P).sub(amaxc).lanewise(VectorOperators.EXP).intoArray(scratch, aAt + yo * V);
+                    LaneMath.expNonPositive(FloatVector.fromArray(S, nb, a + yo * P).sub(amaxc)).intoArray(scratch, aAt + yo * V);
                 }
                 for (int y = 0; y < L; y++) {
                     int e = ((d * L + y) * L) * P + i;
@@ -133,7 +133,7 @@ final class FusedGridKernel {
                         s = FloatVector.fromArray(S, expPot, e + yo * P).fma(FloatVector.fromArray(S, scratch, aAt + yo * V), s);
                     }
                     exact |= s.compare(VectorOperators.LT, tiny).and(k).anyTrue();
-                    FloatVector.fromArray(S, rowMax, (d * L + y) * P + i).add(amax).add(s.lanewise(VectorOperators.LOG))
+                    FloatVector.fromArray(S, rowMax, (d * L + y) * P + i).add(amax).add(LaneMath.log(s))
                             .intoArray(scratch, (d * L + y) * V);
                 }
             }
@@ -165,9 +165,9 @@ final class FusedGridKernel {
                 for (int yo = 1; yo < L; yo++) mx = mx.max(FloatVector.fromArray(S, pot, e + yo * P).add(FloatVector.fromArray(S, nb, a + yo * P)));
                 FloatVector mc = mx.max(negBig), s = FloatVector.zero(S);
                 for (int yo = 0; yo < L; yo++) {
-                    s = s.add(FloatVector.fromArray(S, pot, e + yo * P).add(FloatVector.fromArray(S, nb, a + yo * P)).sub(mc).lanewise(VectorOperators.EXP));
+                    s = s.add(LaneMath.expNonPositive(FloatVector.fromArray(S, pot, e + yo * P).add(FloatVector.fromArray(S, nb, a + yo * P)).sub(mc)));
                 }
-                mx.add(s.lanewise(VectorOperators.LOG)).intoArray(scratch, (d * L + y) * V);
+                mx.add(LaneMath.log(s)).intoArray(scratch, (d * L + y) * V);
             }
         }
     }
