@@ -84,9 +84,10 @@ public final class InferBench {
     static void ising() {
         double eps = 0.01;
         int sweeps = 1000;
-        System.out.printf(Locale.ROOT, "%n### Frustrated Ising grids (J ~ N(0,1), h ~ N(0, 0.1^2)), eps %s, %d sweeps: energy and %% below the best decoder%n%n", eps, sweeps);
-        System.out.println("| grid | argmax | best | icm | round | seconds (round) |");
-        System.out.println("|---|---|---|---|---|---|");
+        System.out.printf(Locale.ROOT, "%n### Frustrated Ising grids (J ~ N(0,1), h ~ N(0, 0.1^2)), eps %s, %d sweeps: energy and %% below "
+                + "the reference (best of 4 simulated-annealing runs of 20,000 sweeps, then ICM)%n%n", eps, sweeps);
+        System.out.println("| grid | argmax | best | icm | round | seconds (round) | annealing reference |");
+        System.out.println("|---|---|---|---|---|---|---|");
         for (int side : new int[] {20, 40, 80}) {
             RandomPairwiseModels.Model m = RandomPairwiseModels.ising(side, side, side, 0.1);
             double[] e = new double[MapDecoder.Kind.values().length];
@@ -96,13 +97,37 @@ public final class InferBench {
                 e[k.ordinal()] = decode(m, k, eps, sweeps).energy();
                 secs = (System.nanoTime() - t0) / 1e9;
             }
-            double best = Double.NEGATIVE_INFINITY;
-            for (double v : e) best = Math.max(best, v);
+            double best = anneal(m, 4, 20000);
             StringBuilder row = new StringBuilder("| " + side + "x" + side + " |");
             for (double v : e) row.append(String.format(Locale.ROOT, " %.2f (%.1f%%) |", v, 100 * (best - v) / Math.abs(best)));
-            row.append(String.format(Locale.ROOT, " %.1f |", secs));
+            row.append(String.format(Locale.ROOT, " %.1f | %.2f |", secs, best));
             System.out.println(row);
         }
+    }
+
+    /**
+     * A reference MAP energy for binary models too large to enumerate: Metropolis simulated
+     * annealing (temperature 3 down to 0.01 geometrically over the sweeps, random start), then
+     * ICM; the best of {@code runs} seeds.
+     */
+    static double anneal(RandomPairwiseModels.Model m, int runs, int sweeps) {
+        org.structlr.inference.LabelingEnergy en = m.energy();
+        int n = m.graph().numVariables();
+        double best = Double.NEGATIVE_INFINITY;
+        for (int run = 0; run < runs; run++) {
+            java.util.Random r = new java.util.Random(run);
+            int[] y = new int[n];
+            for (int i = 0; i < n; i++) y[i] = r.nextInt(2);
+            for (int t = 0; t < sweeps; t++) {
+                double temp = 3.0 * Math.pow(0.01 / 3.0, t / (double) (sweeps - 1));
+                for (int i = 0; i < n; i++) {
+                    double d = en.local(i, 1 - y[i], y) - en.local(i, y[i], y);
+                    if (d >= 0 || r.nextDouble() < Math.exp(d / temp)) y[i] = 1 - y[i];
+                }
+            }
+            best = Math.max(best, en.icm(y, 100));
+        }
+        return best;
     }
 
     /** Milliseconds per sweep of the loop and ND4J engines, after warm-up. */

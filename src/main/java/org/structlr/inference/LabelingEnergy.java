@@ -73,20 +73,25 @@ public final class LabelingEnergy {
 
     /**
      * ICM: sets each variable in turn to its best label given its neighbours, until a whole sweep
-     * changes nothing or {@code maxSweeps} sweeps; only strict improvements move, so E(y) never
-     * decreases. Works in place on {@code y}; returns the final E(y).
+     * changes nothing or {@code maxSweeps} sweeps. "Best" is lexicographic: fewest broken hard
+     * constraints among its own terms first, then the largest sum of the finite terms, so ICM also
+     * repairs an infeasible labelling; only strict improvements move, so E(y) never decreases.
+     * Works in place on {@code y}; returns the final E(y).
      */
     public double icm(int[] y, int maxSweeps) {
+        double[] score = new double[1];
         for (int t = 0; t < maxSweeps; t++) {
             boolean changed = false;
             for (int i = 0; i < y.length; i++) {
                 int best = y[i];
-                double bestScore = local(i, best, y);
+                int bestBroken = localParts(i, best, y, score);
+                double bestScore = score[0];
                 for (int l = 0; l < labelsOf[i]; l++) {
                     if (l == y[i]) continue;
-                    double sc = local(i, l, y);
-                    if (sc > bestScore) {
-                        bestScore = sc;
+                    int broken = localParts(i, l, y, score);
+                    if (broken < bestBroken || (broken == bestBroken && score[0] > bestScore)) {
+                        bestBroken = broken;
+                        bestScore = score[0];
                         best = l;
                     }
                 }
@@ -98,6 +103,24 @@ public final class LabelingEnergy {
             if (!changed) break;
         }
         return energy(y);
+    }
+
+    /** The terms of {@link #local}: returns how many are minus infinity, and their finite sum in {@code sum[0]}. */
+    private int localParts(int i, int label, int[] y, double[] sum) {
+        int broken = 0;
+        double s = 0;
+        double t = unary[i * L + label];
+        if (t == Double.NEGATIVE_INFINITY) broken++;
+        else s += t;
+        for (int k = off[i]; k < off[i + 1]; k++) {
+            int e = edge[k];
+            t = side[k] == 0 ? pairwise[(e * L + label) * L + y[graph.edgeTo(e)]]
+                    : pairwise[(e * L + y[graph.edgeFrom(e)]) * L + label];
+            if (t == Double.NEGATIVE_INFINITY) broken++;
+            else s += t;
+        }
+        sum[0] = s;
+        return broken;
     }
 
     /** theta_i(y) in the flat layout (a copy is not made: callers must not change it). */

@@ -265,6 +265,16 @@ class InferCommandTest {
     }
 
     @Test
+    void autoEngineIsTheLoopEngineUpToTheThreshold() {
+        org.structlr.graph.FactorGraph small = org.structlr.graph.Grids.grid(2, 2, 2, false);
+        assertEquals(InferCommand.Engine.loop, InferCommand.chooseEngine(InferCommand.Engine.auto, small));
+        // 1,000 x 1,000 grid with 2 labels: 1,998,000 edges x 4 entries, above the threshold
+        org.structlr.graph.FactorGraph big = org.structlr.graph.Grids.grid(1000, 1000, 2, false);
+        assertEquals(InferCommand.Engine.graph, InferCommand.chooseEngine(InferCommand.Engine.auto, big));
+        assertEquals(InferCommand.Engine.graph, InferCommand.chooseEngine(InferCommand.Engine.graph, small));
+    }
+
+    @Test
     void helpShowsDefaults() {
         Run r = run("infer", "--help");
         assertEquals(0, r.code());

@@ -107,6 +107,22 @@ class UaiReaderTest {
     }
 
     @Test
+    void singleLabelVariableGetsAnImpossibleSecondLabel() throws IOException {
+        // variable 0 has one label; the pair factor (1, 0) is 2x1
+        UaiReader.Model m = UaiReader.read(write("one.uai", "MARKOV 2 1 2 2 1 0 2 1 0 1 0.5 2 3 4"));
+        assertEquals(1, m.cardinality(0));
+        assertEquals(2, m.cardinality(1));
+        assertEquals(2, m.graph().numLabels(0));
+        assertEquals(Math.log(0.5), m.unary(0, 0), 1e-15);
+        assertEquals(Double.NEGATIVE_INFINITY, m.unary(0, 1));
+        // edge (0, 1): theta(y0 = 0, y1) = log 3, log 4; y0 = 1 impossible
+        assertEquals(Math.log(3), m.pairwise(0, 0, 0), 1e-15);
+        assertEquals(Math.log(4), m.pairwise(0, 0, 1), 1e-15);
+        assertEquals(Double.NEGATIVE_INFINITY, m.pairwise(0, 1, 0));
+        assertEquals(Math.log(0.5) + Math.log(4), m.logPotential(new int[] {0, 1}), 1e-15);
+    }
+
+    @Test
     void freeFormWhitespaceIsAccepted() throws IOException {
         UaiReader.Model m = UaiReader.read(write("flat.uai", "markov 2 2 2 1 2 1 0 4 1 2 3 4"));
         assertEquals(1, m.graph().numEdges());
