@@ -245,14 +245,6 @@ class InferCommandTest {
 
     @Test
     void loopEngineAgreesWithGraphEngine() throws IOException {
-        boolean haveLoop;
-        try {
-            Class.forName("org.structlr.inference.LoopMessagePassing");
-            haveLoop = true;
-        } catch (ClassNotFoundException e) {
-            haveLoop = false;
-        }
-        org.junit.jupiter.api.Assumptions.assumeTrue(haveLoop, "LoopMessagePassing is not in this build yet");
         Path in = dir.resolve("cycle.uai");
         // A 3-cycle with 2, 3 and 2 labels and a hard zero.
         Files.writeString(in, "MARKOV 3 2 3 2 4 1 0 2 0 1 2 1 2 2 2 0 "
