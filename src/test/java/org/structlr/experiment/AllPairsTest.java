@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -12,6 +13,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.structlr.data.Dataset;
 import org.structlr.data.DenoisingGenerator;
+import org.structlr.data.Example;
 import org.structlr.learn.IterationRecord;
 import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
@@ -21,15 +23,32 @@ import org.structlr.model.Predictor;
 
 /**
  * Every one of the 25 (unary, pairwise) pairs of {zero, const, linear, boost, mlp} of the paper's
- * Table 1 trains and predicts (CI-sized: one 8x8 training and one test image, short schedules).
+ * Table 1 trains and predicts (CI-sized: two 16x16 training images and one test image, short
+ * schedules). Every pair whose unary class reads the features (linear, boost, mlp) and whose pairwise
+ * class is not zero must learn: its test error must be below the unary-only baseline, the error of
+ * the best rule that looks at each pixel's unary feature alone (the generator's Bayes rule, threshold
+ * 0.5), computed here from the test image.
  */
 class AllPairsTest {
     static final List<OracleKind> KINDS = List.of(OracleKind.ZERO, OracleKind.CONST, OracleKind.LINEAR, OracleKind.BOOST, OracleKind.MLP);
+    static final Set<OracleKind> FEATURE_UNARY = Set.of(OracleKind.LINEAR, OracleKind.BOOST, OracleKind.MLP);
+    static final int SIZE = 16, ITERATIONS = Integer.getInteger("allpairs.iterations", 5);
     static Dataset data;
+    static double unaryOnlyBaseline;
 
     @BeforeAll
     static void data() {
-        data = new DenoisingGenerator().generate(1, 1, 8, 8, 11);
+        data = new DenoisingGenerator().generate(2, 1, SIZE, SIZE, 11);
+        // phi_i ~ U[0, 0.9] for y = 0 and U[0.1, 1] for y = 1: per pixel, the best rule is a threshold at 0.5
+        int wrong = 0, n = 0;
+        for (Example ex : data.test()) {
+            for (int i = 0; i < ex.numVariables(); i++) {
+                if ((ex.unary(i, 1) > 0.5f ? 1 : 0) != ex.label(i)) wrong++;
+                n++;
+            }
+        }
+        unaryOnlyBaseline = (double) wrong / n;
+        assertTrue(unaryOnlyBaseline > 0.3, "the unary feature alone is a poor guide: " + unaryOnlyBaseline);
     }
 
     static Stream<Arguments> pairs() {
@@ -42,26 +61,24 @@ class AllPairsTest {
     @ParameterizedTest(name = "{0}/{1}")
     @MethodSource("pairs")
     void trainsAndPredicts(OracleKind unary, OracleKind pairwise) {
-        Experiment exp = new Experiment("denoise", data, new LearnSettings(2, 0.1, 3, 3, 5), 1);
+        Experiment exp = new Experiment("denoise", data, new LearnSettings(ITERATIONS, 0.1, 10, 10, 5), 1);
         Experiment.PairResult r = exp.train(unary, pairwise, LearnListener.NONE);
-        assertEquals(2, r.curve().size());
-        for (IterationRecord it : r.curve()) {
-            assertTrue(Double.isFinite(it.objective()), "objective " + it);
-            assertTrue(it.trainError() >= 0 && it.trainError() <= 1, "train error " + it);
-            assertTrue(it.testError() >= 0 && it.testError() <= 1, "test error " + it);
-        }
+        assertEquals(ITERATIONS, r.curve().size());
+        for (IterationRecord it : r.curve()) assertTrue(Double.isFinite(it.objective()), "objective " + it);
         assertEquals(unary.cliName(), r.outcome().model().settings().get("unary"));
         assertEquals(pairwise.cliName(), r.outcome().model().settings().get("pairwise"));
         ExampleBatch test = new ExampleBatch(data.test(), 2, r.outcome().model().pairTypes());
-        Predictor.Prediction p = Predictor.predict(r.outcome().model(), test, Predictor.defaultStop(test, 20, 1e-5));
-        assertEquals(64, p.labels().length);
-        for (int y : p.labels()) assertTrue(y == 0 || y == 1);
+        Predictor.Prediction p = Predictor.predict(r.outcome().model(), test, Predictor.defaultStop(test, 100, 1e-5));
+        assertEquals(SIZE * SIZE, p.labels().length);
         double err = test.error(p.labels());
-        assertTrue(err >= 0 && err <= 1);
-        // every marginal is a distribution
-        for (int i = 0; i < 64; i++) {
-            double s = p.marginals().getDouble(i, 0) + p.marginals().getDouble(i, 1);
-            assertEquals(1.0, s, 1e-4);
+        System.out.printf("allpairs %s/%s: test error %.4f, train error %.4f (unary-only baseline %.4f)%n", unary.cliName(), pairwise.cliName(), err, r.curve().get(ITERATIONS - 1).trainError(), unaryOnlyBaseline);
+        if (FEATURE_UNARY.contains(unary) && pairwise != OracleKind.ZERO) {
+            assertTrue(err < unaryOnlyBaseline, unary.cliName() + "/" + pairwise.cliName() + ": test error " + err
+                    + " is not below the unary-only baseline " + unaryOnlyBaseline);
+        }
+        if (unary == OracleKind.ZERO && pairwise == OracleKind.ZERO) {
+            // nothing learned: every marginal is exactly uniform
+            for (int i = 0; i < SIZE * SIZE; i++) assertEquals(0.5, p.marginals().getDouble(i, 1), 1e-6);
         }
     }
 
