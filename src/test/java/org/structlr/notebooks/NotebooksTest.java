@@ -2,6 +2,7 @@ package org.structlr.notebooks;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -135,6 +136,14 @@ class NotebooksTest {
             BufferedImage im = ImageIO.read(new ByteArrayInputStream(Base64.getDecoder().decode(img.png())));
             assertEquals(3, im.getWidth());
             assertEquals(2, im.getHeight());
+            // what the stored-output check compares: numbers and temporary paths masked, words not
+            String tmp = System.getProperty("java.io.tmpdir").replaceAll("/$", "");
+            assertEquals(NotebookOutputs.comparable(new NotebookRunner.CellOutput("error 0.1234 in 1.5 s, " + tmp + "/structlr-a1/x\n", "3", null)),
+                    NotebookOutputs.comparable(new NotebookRunner.CellOutput("error 0.1301 in 12.25 s, " + tmp + "/structlr-b22/x\n", "4", null)));
+            assertNotEquals(NotebookOutputs.comparable(new NotebookRunner.CellOutput("test error 0.1\n", null, null)),
+                    NotebookOutputs.comparable(new NotebookRunner.CellOutput("train error 0.1\n", null, null)));
+            assertNotEquals(NotebookOutputs.comparable(new NotebookRunner.CellOutput("", "3", null)),
+                    NotebookOutputs.comparable(new NotebookRunner.CellOutput("", null, "iVBOR")));
             JsonNode out = NotebookOutputs.outputs(shown.get(2), 1);
             assertEquals("[{\"name\":\"stdout\",\"output_type\":\"stream\",\"text\":[\"one\\n\",\"two\"]}]", out.toString());
         }
