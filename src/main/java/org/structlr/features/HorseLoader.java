@@ -12,9 +12,6 @@ import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.datavec.image.loader.NativeImageLoader;
-import org.nd4j.linalg.api.buffer.DataType;
-import org.nd4j.linalg.api.ndarray.INDArray;
 import org.structlr.data.AtomicFiles;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
@@ -27,13 +24,11 @@ import org.structlr.data.ExampleIO;
  * accepted too, which the tests use for exact pixel values), every pair brought to one working size
  * and the mask thresholded into labels (1 = horse, 0 = background).
  *
- * <p><b>Reading.</b> Images are decoded by DataVec's {@link NativeImageLoader} (OpenCV; it decodes by
- * content, returns {@code [1, C, H, W]} floats 0..255 in OpenCV's BGR channel order, which is
- * turned into RGB in [0, 1] here). It is asked for the image at its own size: its own resizing is
- * OpenCV's bilinear {@code resize}, which at the 5-25x reductions needed here skips most source
- * pixels (aliasing). Instead, this class resizes by <em>area averaging</em>: each working pixel is
- * the mean of the source pixels it covers, with fractional weights at the borders (separable; the
- * identity when the sizes are equal).
+ * <p><b>Reading.</b> Images and masks are decoded and area-resized by {@link ImageDecoder}, the
+ * same path {@code predict} uses for new images (OpenCV's decoder, any bit depth in 8-bit units,
+ * and OpenCV's {@code INTER_AREA} resize: each working pixel is the mean of the source pixels it
+ * covers, with fractional weights at the borders; bilinear resizing would skip most source pixels at
+ * the 5-25x reductions needed here).
  *
  * <p><b>Working size.</b> Every image and mask is resized to the same {@code height x width}
  * (default {@value #DEFAULT_HEIGHT} x {@value #DEFAULT_WIDTH}), ignoring its own aspect ratio.
@@ -66,8 +61,7 @@ import org.structlr.data.ExampleIO;
  * second-half split would turn into a train/test difference.
  *
  * <p><b>Errors.</b> A missing folder or mask, an unreadable image, or a mask whose size does not
- * fit its image: one {@link BadInputException} naming the file. Not thread-safe (one DataVec
- * loader per instance).
+ * fit its image: one {@link BadInputException} naming the file.
  */
 public final class HorseLoader {
     /** The data set folder relative to the working directory (the project root). */
@@ -83,8 +77,6 @@ public final class HorseLoader {
 
     private final Path db;
     private final WorkingSize size;
-    private NativeImageLoader colourLoader;
-    private NativeImageLoader greyLoader;
 
     /** The default folder and working size. */
     public HorseLoader() {
@@ -156,23 +148,17 @@ public final class HorseLoader {
         Path maskFile = maskFile(rgbFile);
         if (!Files.isRegularFile(rgbFile)) throw new BadInputException(rgbFile, "missing image file");
         if (!Files.isRegularFile(maskFile)) throw new BadInputException(maskFile, "missing mask for " + rgbFile.getFileName());
-        Decoded img = decode(rgbFile, 3);
-        Decoded mask = decode(maskFile, 1);
-        long lhs = (long) mask.width * img.height, rhs = (long) mask.height * img.width;
-        if (Math.abs(lhs - rhs) > img.width + img.height) {
-            throw new BadInputException(maskFile, "mask of " + mask.width + "x" + mask.height + " (width x height) does not fit its image "
-                    + rgbFile.getFileName() + " of " + img.width + "x" + img.height + " (another size: not the same shape scaled)");
+        ImageDecoder.Decoded img = ImageDecoder.decode(rgbFile, 3);
+        ImageDecoder.Decoded mask = ImageDecoder.decode(maskFile, 1);
+        long lhs = (long) mask.width() * img.height(), rhs = (long) mask.height() * img.width();
+        if (Math.abs(lhs - rhs) > img.width() + img.height()) {
+            throw new BadInputException(maskFile, "mask of " + mask.width() + "x" + mask.height() + " (width x height) does not fit its image "
+                    + rgbFile.getFileName() + " of " + img.width() + "x" + img.height() + " (another size: not the same shape scaled)");
         }
-        int[] hw = size.shapeOf(img.height, img.width);
+        int[] hw = size.shapeOf(img.height(), img.width());
         int height = hw[0], width = hw[1];
-        float[][] planes = new float[3][];
-        for (int ch = 0; ch < 3; ch++) planes[ch] = resizeArea(img.planes[2 - ch], img.height, img.width, height, width); // BGR -> RGB
-        int v = height * width;
-        float[] rgb = new float[3 * v];
-        for (int i = 0; i < v; i++) {
-            for (int ch = 0; ch < 3; ch++) rgb[3 * i + ch] = Math.min(1f, Math.max(0f, planes[ch][i] / 255f));
-        }
-        int[] labels = threshold(resizeArea(mask.planes[0], mask.height, mask.width, height, width));
+        float[] rgb = img.rgb(height, width);
+        int[] labels = threshold(mask.resized(0, height, width));
         return new HorseImage(number(rgbFile), rgbFile, height, width, rgb, labels);
     }
 
@@ -247,43 +233,6 @@ public final class HorseLoader {
 
     // ------------------------------------------------------------------------------------------
 
-    private record Decoded(int height, int width, float[][] planes) {}
-
-    /** Decodes a file through DataVec at its own size: planes in the loader's channel order (BGR for 3). */
-    private Decoded decode(Path file, int channels) {
-        NativeImageLoader loader;
-        if (channels == 3) {
-            if (colourLoader == null) colourLoader = new NativeImageLoader(-1, -1, 3);
-            loader = colourLoader;
-        } else {
-            if (greyLoader == null) greyLoader = new NativeImageLoader(-1, -1, 1);
-            loader = greyLoader;
-        }
-        INDArray m;
-        try {
-            m = loader.asMatrix(file.toFile());
-        } catch (IOException | RuntimeException ex) {
-            throw new BadInputException(file, "unreadable image: " + ex.getMessage(), ex);
-        }
-        try {
-            if (m == null || m.rank() != 4 || m.size(0) != 1 || m.size(1) != channels || m.size(2) < 1 || m.size(3) < 1) {
-                throw new BadInputException(file, "unreadable image: decoded to shape " + (m == null ? "null" : java.util.Arrays.toString(m.shape())));
-            }
-            int h = (int) m.size(2), w = (int) m.size(3);
-            float[] all;
-            try (INDArray c = m.castTo(DataType.FLOAT).dup('c')) {
-                all = c.data().asFloat();
-            }
-            float[][] planes = new float[channels][];
-            for (int ch = 0; ch < channels; ch++) {
-                planes[ch] = java.util.Arrays.copyOfRange(all, ch * h * w, (ch + 1) * h * w);
-            }
-            return new Decoded(h, w, planes);
-        } finally {
-            if (m != null) m.close();
-        }
-    }
-
     /** Labels from mask values: 1 where the value is at least {@value #MASK_THRESHOLD}, else 0. */
     public static int[] threshold(float[] mask) {
         int[] y = new int[mask.length];
@@ -291,57 +240,8 @@ public final class HorseLoader {
         return y;
     }
 
-    /**
-     * Area-averaging resize of one row-major plane from {@code sh x sw} to {@code th x tw}: each
-     * output pixel is the mean of the source area it covers (fractional weights at its borders).
-     * Separable: rows first, then columns. Exact identity when the sizes are equal.
-     */
+    /** Area resize of one row-major plane: {@link ImageDecoder#resizeArea} (OpenCV INTER_AREA). */
     public static float[] resizeArea(float[] src, int sh, int sw, int th, int tw) {
-        if (src.length != sh * sw) throw new IllegalArgumentException("plane has " + src.length + " values, not " + sh + "*" + sw);
-        if (sh == th && sw == tw) return src.clone();
-        Weights wc = Weights.of(sw, tw), wr = Weights.of(sh, th);
-        double[] tmp = new double[sh * tw]; // columns resized
-        for (int r = 0; r < sh; r++) {
-            for (int c = 0; c < tw; c++) {
-                double s = 0;
-                double[] w = wc.weights[c];
-                for (int k = 0; k < w.length; k++) s += w[k] * src[r * sw + wc.first[c] + k];
-                tmp[r * tw + c] = s;
-            }
-        }
-        float[] out = new float[th * tw];
-        for (int r = 0; r < th; r++) {
-            double[] w = wr.weights[r];
-            for (int c = 0; c < tw; c++) {
-                double s = 0;
-                for (int k = 0; k < w.length; k++) s += w[k] * tmp[(wr.first[r] + k) * tw + c];
-                out[r * tw + c] = (float) s;
-            }
-        }
-        return out;
-    }
-
-    /** 1-D area weights: output o covers source [o s / t, (o + 1) s / t). */
-    private record Weights(int[] first, double[][] weights) {
-        static Weights of(int s, int t) {
-            int[] first = new int[t];
-            double[][] weights = new double[t][];
-            double scale = (double) s / t;
-            for (int o = 0; o < t; o++) {
-                double lo = o * scale, hi = (o + 1) * scale;
-                int i0 = (int) Math.floor(lo), i1 = Math.min(s, (int) Math.ceil(hi));
-                double[] w = new double[Math.max(1, i1 - i0)];
-                double sum = 0;
-                for (int i = i0; i < i0 + w.length; i++) {
-                    double x = Math.max(0, Math.min(hi, i + 1) - Math.max(lo, i));
-                    w[i - i0] = x;
-                    sum += x;
-                }
-                for (int k = 0; k < w.length; k++) w[k] /= sum; // sums to exactly one despite rounding
-                first[o] = i0;
-                weights[o] = w;
-            }
-            return new Weights(first, weights);
-        }
+        return ImageDecoder.resizeArea(src, sh, sw, th, tw);
     }
 }

@@ -6,33 +6,27 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import org.datavec.image.loader.NativeImageLoader;
-import org.nd4j.linalg.api.buffer.DataType;
-import org.nd4j.linalg.api.ndarray.INDArray;
 import org.structlr.data.BadInputException;
 
 /**
- * Reads an unlabelled image of any size for prediction (CLI {@code predict}): decoded by DataVec's
- * {@link NativeImageLoader} exactly as {@link HorseLoader} reads the training images, then brought
- * to the working size by the same area averaging ({@link HorseLoader#resizeArea}), so that the
- * features of a new image are computed the way the model's training features were.
+ * Reads an unlabelled image of any size for prediction (CLI {@code predict}): decoded and
+ * area-resized to the working size by {@link ImageDecoder}, the path {@link HorseLoader} reads the
+ * training images with, so that the features of a new image are computed the way the model's
+ * training features were.
  *
- * <p><b>Accepted files:</b> {@value #EXTENSIONS_TEXT} (case-insensitive). The loader decodes by
- * content, asked for 3 channels: a grey image is replicated to R = G = B, an alpha channel is
- * dropped (OpenCV's colour conversions). Images with 16 bits per channel (some PNGs) decode to
- * values up to 65535: when any decoded value exceeds 255 the image is scaled by 1/65535 instead of
- * 1/255. JPEG EXIF orientation is applied by the decoder, so "original size" is the displayed size.
+ * <p><b>Accepted files:</b> {@value #EXTENSIONS_TEXT} (case-insensitive), decoded by content as 3
+ * channels: a grey image is replicated to R = G = B, an alpha channel is dropped; 8- and 16-bit
+ * files give the same values in [0, 1] (see {@link ImageDecoder}). JPEG EXIF orientation is applied
+ * by the decoder, so "original size" is the displayed size.
  *
  * <p><b>Errors:</b> a missing file, an unknown extension, a file that does not start with a PNG or
  * JPEG signature (checked first, whatever the extension), or an undecodable image is one
- * {@link BadInputException} naming the file. Not thread-safe (one loader per instance).
+ * {@link BadInputException} naming the file.
  */
 public final class ImageReader {
     /** File name endings (lower case, no dot) that {@code predict} reads as images. */
     public static final List<String> EXTENSIONS = List.of("png", "jpg", "jpeg");
     static final String EXTENSIONS_TEXT = ".png, .jpg, .jpeg";
-
-    private NativeImageLoader loader;
 
     /**
      * One image at its working size.
@@ -117,42 +111,12 @@ public final class ImageReader {
         if (!Files.isRegularFile(file)) throw new BadInputException(file, "missing image file");
         if (!Files.isReadable(file)) throw new BadInputException(file, "unreadable image: permission denied");
         checkSignature(file);
-        if (loader == null) loader = new NativeImageLoader(-1, -1, 3);
-        INDArray m;
-        try {
-            m = loader.asMatrix(file.toFile());
-        } catch (IOException | RuntimeException ex) {
-            throw new BadInputException(file, "unreadable image: " + ex.getMessage(), ex);
+        ImageDecoder.Decoded d = ImageDecoder.decode(file, 3);
+        for (float[] plane : d.planes()) {
+            for (float x : plane) if (!(x >= 0) || Float.isInfinite(x)) throw new BadInputException(file, "unreadable image: decoded value " + x);
         }
-        float[] all;
-        int h, w;
-        try {
-            if (m == null || m.rank() != 4 || m.size(0) != 1 || m.size(1) != 3 || m.size(2) < 1 || m.size(3) < 1) {
-                throw new BadInputException(file, "unreadable image: decoded to shape " + (m == null ? "null" : Arrays.toString(m.shape())));
-            }
-            h = (int) m.size(2);
-            w = (int) m.size(3);
-            try (INDArray c = m.castTo(DataType.FLOAT).dup('c')) {
-                all = c.data().asFloat();
-            }
-        } finally {
-            if (m != null) m.close();
-        }
-        float max = 0;
-        for (float x : all) {
-            if (!(x >= 0) || Float.isInfinite(x)) throw new BadInputException(file, "unreadable image: decoded value " + x);
-            max = Math.max(max, x);
-        }
-        float scale = max > 255 ? 65535f : 255f;
-        int[] hw = size.shapeOf(h, w);
+        int[] hw = size.shapeOf(d.height(), d.width());
         int height = hw[0], width = hw[1];
-        int plane = h * w, v = height * width;
-        float[] rgb = new float[3 * v];
-        for (int ch = 0; ch < 3; ch++) {
-            // the loader's planes are B, G, R
-            float[] resized = HorseLoader.resizeArea(Arrays.copyOfRange(all, (2 - ch) * plane, (3 - ch) * plane), h, w, height, width);
-            for (int i = 0; i < v; i++) rgb[3 * i + ch] = Math.min(1f, Math.max(0f, resized[i] / scale));
-        }
-        return new WorkingImage(file, h, w, height, width, rgb);
+        return new WorkingImage(file, d.height(), d.width(), height, width, d.rgb(height, width));
     }
 }

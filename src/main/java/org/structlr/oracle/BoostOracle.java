@@ -21,12 +21,13 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * cache), z = m + b and p = softmax(z), the custom gradient and Hessian handed to
  * {@code booster.boost(dmatrix, round, grad, hess)} are
  * <pre>
- *   grad_nc = p_nc - [y_n = c]          hess_nc = max(2 p_nc (1 - p_nc), 1e-16)
+ *   grad_nc = p_nc - [y_n = c]          hess_nc = max(s * p_nc (1 - p_nc), 1e-16)
  * </pre>
- * (XGBoost's own softmax Hessian, so a leaf's value is -eta * G / (H + lambda) with its factor 2;
- * the exact diagonal Newton step would be twice as large). Settings, all fixed here:
+ * where s is the {@link Hessian} setting: s = 1 is the diagonal of the softmax loss's Hessian, so a
+ * leaf's value -eta * G / (H + lambda) is the Newton step DESIGN §1 asks for; s = 2 is XGBoost's own
+ * multi:softprob Hessian (a half Newton step). Settings, all fixed here except the Hessian:
  * <ul>
- *   <li>eta (shrinkage) 0.25, lambda (L2 on leaves) 0: the leaf value is the (halved) Newton step;</li>
+ *   <li>eta (shrinkage) 0.25, lambda (L2 on leaves) 0: the leaf value is the (scaled) Newton step;</li>
  *   <li>leaves hold at least 5% of the data, in Hessian weight: {@code min_child_weight} is set
  *       before every round to 0.05 * min over classes of sum_n hess_nc (XGBoost can only bound the
  *       Hessian weight of a leaf, not its row count; where p is the same everywhere the two agree);</li>
@@ -59,7 +60,40 @@ public final class BoostOracle implements Oracle, AutoCloseable {
     public static final double MAX_DELTA_STEP = 10.0;
     static final int CACHE_SIZE = 4;
 
+    /** The per-class Hessian handed to XGBoost: hess_nc = factor * p_nc (1 - p_nc). */
+    public enum Hessian {
+        /** factor 1: the diagonal Newton step of DESIGN §1. */
+        NEWTON(1.0),
+        /** factor 2: XGBoost's own multi:softprob Hessian, a half Newton step. */
+        XGBOOST(2.0);
+
+        final double factor;
+
+        Hessian(double factor) {
+            this.factor = factor;
+        }
+
+        public String cliName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        public static Hessian parse(String s) {
+            for (Hessian h : values()) if (h.cliName().equals(s.trim().toLowerCase(java.util.Locale.ROOT))) return h;
+            throw new IllegalArgumentException("unknown boosting Hessian '" + s + "'; expected newton or xgboost");
+        }
+    }
+
+    /** The default Hessian (chosen by the comparison in docs/wave2/cleanup.md). */
+    public static final Hessian DEFAULT_HESSIAN = Hessian.NEWTON;
+
+    /**
+     * The JVM property that overrides the default Hessian for every oracle the CLI creates
+     * ({@code java -Dstructlr.boost.hessian=xgboost -jar ...}); read once per oracle.
+     */
+    public static final String HESSIAN_PROPERTY = "structlr.boost.hessian";
+
     private final int nthread;
+    private final Hessian hessian;
     private final long seed;
     private final LinkedHashMap<Long, CachedMatrix> cache = new LinkedHashMap<>(8, 0.75f, true);
 
@@ -81,10 +115,25 @@ public final class BoostOracle implements Oracle, AutoCloseable {
         this(Runtime.getRuntime().availableProcessors(), 12345L);
     }
 
+    /** The default Hessian, or the one named by the {@value #HESSIAN_PROPERTY} JVM property. */
     public BoostOracle(int nthread, long seed) {
+        this(nthread, seed, hessianFromProperty());
+    }
+
+    public BoostOracle(int nthread, long seed, Hessian hessian) {
         if (nthread < 1) throw new IllegalArgumentException("boost oracle: nthread must be >= 1");
         this.nthread = nthread;
         this.seed = seed;
+        this.hessian = java.util.Objects.requireNonNull(hessian, "hessian");
+    }
+
+    static Hessian hessianFromProperty() {
+        String v = System.getProperty(HESSIAN_PROPERTY);
+        return v == null || v.isBlank() ? DEFAULT_HESSIAN : Hessian.parse(v);
+    }
+
+    public Hessian hessian() {
+        return hessian;
     }
 
     private Map<String, Object> params(int numClasses) {
@@ -143,6 +192,7 @@ public final class BoostOracle implements Oracle, AutoCloseable {
                 float[] hess = new float[n * c];
                 double[] hsum = new double[c];
                 double[] z = new double[c];
+                double factor = hessian.factor;
                 for (int i = 0; i < n; i++) {
                     int o = i * c;
                     double max = Double.NEGATIVE_INFINITY;
@@ -157,7 +207,7 @@ public final class BoostOracle implements Oracle, AutoCloseable {
                     }
                     for (int k = 0; k < c; k++) {
                         double pr = z[k] / sum;
-                        double h = Math.max(2 * pr * (1 - pr), 1e-16);
+                        double h = Math.max(factor * pr * (1 - pr), 1e-16);
                         grad[o + k] = (float) (pr - (y[i] == k ? 1 : 0));
                         hess[o + k] = (float) h;
                         hsum[k] += h;
@@ -244,6 +294,7 @@ public final class BoostOracle implements Oracle, AutoCloseable {
     @Override
     public String describe() {
         return "boost (XGBoost, 1 round per fit, eta " + ETA + ", leaves >= " + MIN_LEAF_FRACTION
-                + " of the Hessian weight, max depth " + MAX_DEPTH + ", " + nthread + " threads)";
+                + " of the Hessian weight, max depth " + MAX_DEPTH + ", Hessian " + hessian.cliName()
+                + ", " + nthread + " threads)";
     }
 }

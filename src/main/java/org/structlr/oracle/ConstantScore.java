@@ -12,7 +12,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
 /** g(phi, c) = w_c, ignoring the features. Saved as JSON (the weights in full double precision). */
-final class ConstantScore implements ParametricScore {
+public final class ConstantScore implements ParametricScore {
 
     static final String KIND = "constant";
     private final double[] w;

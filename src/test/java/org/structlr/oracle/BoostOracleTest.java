@@ -61,10 +61,16 @@ class BoostOracleTest {
         }
     }
 
-    @Test
-    void firstRoundLeavesAreShrunkNewtonStepsOnBigEnoughLeaves() throws Exception {
+    /**
+     * Leaf value = -eta * sum g / sum h with h = s p (1 - p): s = 1 is the Newton step (the default),
+     * s = 2 XGBoost's own softmax Hessian (half the step); every leaf holds 5% of the Hessian weight.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(BoostOracle.Hessian.class)
+    void firstRoundLeavesAreShrunkNewtonStepsOnBigEnoughLeaves(BoostOracle.Hessian hessian) throws Exception {
         BiasedLogisticProblem p = TestProblems.random(4000, 3, 2, 1.5, 22, DataType.DOUBLE);
-        try (BoostOracle oracle = new BoostOracle(1, 7)) {
+        double factor = hessian == BoostOracle.Hessian.NEWTON ? 1 : 2;
+        try (BoostOracle oracle = new BoostOracle(1, 7, hessian)) {
             BoostScore f = (BoostScore) oracle.fit(p, null);
             int n = p.numRows(), c = 2;
             DMatrix dm = new DMatrix(BiasedLogisticProblem.flatFloat(p.features()), n, 3, Float.NaN);
@@ -77,24 +83,32 @@ class BoostOracleTest {
             double[] b = BiasedLogisticProblem.flatDouble(p.bias());
             double[] s = BiasedLogisticProblem.flatDouble(f.scores(p.features()));
             double totalH = 0;
-            for (int i = 0; i < n; i++) totalH += 2 * pr(b, i, 0) * (1 - pr(b, i, 0));
+            for (int i = 0; i < n; i++) totalH += factor * pr(b, i, 0) * (1 - pr(b, i, 0));
             for (int k = 0; k < c; k++) {
                 Map<Integer, double[]> gh = new HashMap<>();   // leaf -> {sum g, sum h, rows}
                 for (int i = 0; i < n; i++) {
                     double q = pr(b, i, k);
                     double[] acc = gh.computeIfAbsent((int) leaves[i][k], z -> new double[3]);
                     acc[0] += q - (p.labels()[i] == k ? 1 : 0);
-                    acc[1] += 2 * q * (1 - q);
+                    acc[1] += factor * q * (1 - q);
                     acc[2]++;
                 }
                 assertTrue(gh.size() >= 2 && gh.size() <= 20, "class " + k + ": " + gh.size() + " leaves");
                 for (int i = 0; i < n; i++) {
                     double[] acc = gh.get((int) leaves[i][k]);
                     assertTrue(acc[1] >= 0.05 * totalH * (1 - 1e-6), "leaf Hessian weight " + acc[1] + " of " + totalH);
-                    assertEquals(-BoostOracle.ETA * acc[0] / acc[1], s[i * c + k], 1e-4, "row " + i + " class " + k);
+                    assertEquals(-BoostOracle.ETA * acc[0] / acc[1], s[i * c + k], 1e-4, hessian + ": row " + i + " class " + k);
                 }
             }
         }
+    }
+
+    @Test
+    void theDefaultIsTheNewtonStep() {
+        assertEquals(BoostOracle.Hessian.NEWTON, BoostOracle.DEFAULT_HESSIAN);
+        assertEquals(BoostOracle.Hessian.NEWTON, new BoostOracle(1, 7).hessian());
+        assertEquals(BoostOracle.Hessian.XGBOOST, BoostOracle.Hessian.parse(" XGBoost "));
+        assertThrows(IllegalArgumentException.class, () -> BoostOracle.Hessian.parse("half"));
     }
 
     private static double pr(double[] b, int i, int k) {

@@ -15,7 +15,6 @@ import org.deeplearning4j.nn.conf.layers.ConvolutionLayer;
 import org.deeplearning4j.nn.conf.layers.SubsamplingLayer;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
@@ -178,25 +177,4 @@ class CnnOracleTest {
     }
 
     private static final String MANIFEST_NAME = ModelExport.MANIFEST;
-
-    /** Seconds per fit on 280,000 rows of 9x9x3 patches; run with -Dcnn.timing=true (and OMP_NUM_THREADS=1). */
-    @Test
-    @EnabledIfSystemProperty(named = "cnn.timing", matches = "true")
-    void timing() {
-        int rows = Integer.getInteger("cnn.rows", 280_000);
-        BiasedLogisticProblem p = patches(rows, 9, 25, 1.0, 45, DataType.FLOAT);
-        int f1 = Integer.getInteger("cnn.f1", CnnOracle.DEFAULT_FILTERS1), f2 = Integer.getInteger("cnn.f2", CnnOracle.DEFAULT_FILTERS2);
-        double step = Double.parseDouble(System.getProperty("cnn.step", "" + CnnOracle.UNARY_STEP));
-        CnnOracle o = new CnnOracle(step, f1, f2, CnnOracle.DEFAULT_DENSE, 1, 1000, 0.9, 1);
-        ScoreFunction f = null;
-        for (int t = 0; t < 3; t++) {
-            long t0 = System.nanoTime();
-            f = o.fit(p, f);
-            double s = (System.nanoTime() - t0) / 1e9;
-            long t1 = System.nanoTime();
-            double loss = p.meanLoss(f);
-            System.out.printf("cnn %dx%d step %s, %d rows, OMP_NUM_THREADS=%s: fit %d took %.1f s (scoring all rows %.1f s), loss %.4f%n",
-                    f1, f2, step, rows, System.getenv("OMP_NUM_THREADS"), t + 1, s, (System.nanoTime() - t1) / 1e9, loss);
-        }
-    }
 }
