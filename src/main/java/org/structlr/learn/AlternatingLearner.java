@@ -106,7 +106,9 @@ public final class AlternatingLearner {
                 // Unary oracle: bias (Delta - sum of incoming messages) / eps.
                 long t0 = System.nanoTime();
                 INDArray biasU = delta.sub(mp.incomingMessageSums().castTo(DataType.FLOAT)).divi(eps);
-                unary = unaryOracle.fit(new BiasedLogisticProblem(train.unaryFeatures(), trueLabels, biasU, L), unary);
+                // fcn: withImages places the rows in the batch's images (null layout: unchanged problem).
+                unary = unaryOracle.fit(new BiasedLogisticProblem(train.unaryFeatures(), trueLabels, biasU, L)
+                        .withImages(train.imageRows(-1)), unary);
                 thetaU = train.unaryPotentials(unary, eps).addi(delta);
                 mp.setPotentials(thetaU, thetaP);
                 long t1 = System.nanoTime();
@@ -117,7 +119,8 @@ public final class AlternatingLearner {
                 INDArray biasP = pairBias(mp.messages().castTo(DataType.FLOAT), L).divi(eps);
                 for (int t = 0; t < numPairTypes; t++) {
                     INDArray rows = numPairTypes == 1 ? biasP : Nd4j.pullRows(biasP, 1, train.edgesOfType(t));
-                    pair.set(t, pairOracles.get(t).fit(new BiasedLogisticProblem(train.pairFeatures(t), pairLabels[t], rows, L * L), pair.get(t)));
+                    pair.set(t, pairOracles.get(t).fit(new BiasedLogisticProblem(train.pairFeatures(t), pairLabels[t], rows, L * L)
+                            .withImages(train.imageRows(t)), pair.get(t)));   // fcn: as above
                 }
                 thetaP = train.pairPotentials(pair, eps);
                 mp.setPotentials(thetaU, thetaP);

@@ -6,6 +6,7 @@ import java.util.stream.Collectors;
 import org.structlr.oracle.BoostOracle;
 import org.structlr.oracle.CnnOracle;
 import org.structlr.oracle.ConstantOracle;
+import org.structlr.oracle.FcnOracle;
 import org.structlr.oracle.LinearOracle;
 import org.structlr.oracle.MlpOracle;
 import org.structlr.oracle.Oracle;
@@ -13,7 +14,7 @@ import org.structlr.oracle.ZeroOracle;
 
 /** The function classes a factor type can learn, by the names the CLI uses. */
 public enum OracleKind {
-    ZERO, CONST, LINEAR, MLP, BOOST, CNN;
+    ZERO, CONST, LINEAR, MLP, BOOST, CNN, FCN;
 
     public String cliName() {
         return name().toLowerCase(Locale.ROOT);
@@ -37,6 +38,7 @@ public enum OracleKind {
             case CNN:
                 if (!unary) throw new IllegalArgumentException("cnn is a unary function class for patch features");
                 return CnnOracle.unary().withSeed(seed);
+            case FCN: return (unary ? FcnOracle.unary() : FcnOracle.pairwise()).withSeed(seed);
             default: throw new AssertionError(this);
         }
     }

@@ -31,6 +31,11 @@ public final class Training {
         if (pairKind == OracleKind.CNN) {
             throw new BadInputException("--pairwise cnn: cnn is a unary function class for patch features; edge features are not patches");
         }
+        if ((unaryKind == OracleKind.FCN || pairKind == OracleKind.FCN)
+                && !data.train().stream().allMatch(e -> e.shape().isPresent())) {
+            throw new BadInputException("--unary/--pairwise fcn: a fully convolutional function reads whole images;"
+                    + " every training example must be an image (a 'shape' array)");
+        }
         if (unaryKind == OracleKind.CNN) {
             try {
                 CnnOracle.patchSide(data.unaryDim());

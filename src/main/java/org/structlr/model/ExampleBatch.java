@@ -7,6 +7,9 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.data.Example;
 import org.structlr.graph.FactorGraph;
+import org.structlr.graph.GridBatch;
+import org.structlr.oracle.ImageRows;
+import org.structlr.oracle.ImageScoreFunction;
 import org.structlr.oracle.ScoreFunction;
 
 /**
@@ -25,6 +28,7 @@ public final class ExampleBatch {
     private final int[] typeOrderPosition;         // edge -> row in the type-ordered concatenation
     private final int[] varOffset;                 // per example, + total
     private final int[] edgeOffset;
+    private final GridBatch layout;                // the images' grid layout, or null (fcn)
 
     public ExampleBatch(List<Example> examples, int numLabels, List<String> pairTypeNames) {
         if (examples.isEmpty()) throw new IllegalArgumentException("no examples");
@@ -56,6 +60,7 @@ public final class ExampleBatch {
         typeOrderPosition = new int[graph.numEdges()];
         int pos = 0;
         for (int[] ed : edgesOfType) for (int e : ed) typeOrderPosition[e] = pos++;
+        layout = gridLayout(this.examples, graph);
         if (allLabelled) {
             labels = new int[graph.numVariables()];
             for (int k = 0; k < examples.size(); k++) System.arraycopy(examples.get(k).labels(), 0, labels, varOffset[k], examples.get(k).numVariables());
@@ -65,6 +70,43 @@ public final class ExampleBatch {
     }
 
     public List<Example> examples() { return examples; }
+
+    // --- fcn: the grid layout that image-aware functions (ImageScoreFunction) need -------------------
+
+    /** The layout when every example is an image whose graph is its 4-connected grid, else null. */
+    private static GridBatch gridLayout(List<Example> examples, FactorGraph graph) {
+        List<int[]> shapes = new ArrayList<>();
+        for (Example e : examples) {
+            int[] s = e.shape().orElse(null);
+            if (s == null) return null;
+            shapes.add(s);
+        }
+        return GridBatch.detect(graph, shapes);
+    }
+
+    /** The images' grid layout (variables and edges in Grids.grid order), or null when this is not a grid batch. */
+    public GridBatch layout() { return layout; }
+
+    /**
+     * Where the rows of the unary problem ({@code type < 0}) or of pairwise type {@code type} sit in
+     * the images, for image-aware oracles; null when this is not a grid batch.
+     */
+    public ImageRows imageRows(int type) {
+        if (layout == null) return null;
+        return type < 0 ? ImageRows.pixels(unaryFeatures, layout) : ImageRows.edges(unaryFeatures, layout, edgesOfType[type]);
+    }
+
+    /** g of one factor type: whole-image scores for an image function on a grid batch, else row scores. */
+    private INDArray scoresOf(ScoreFunction f, INDArray rows, int type) {
+        if (f instanceof ImageScoreFunction isf) {
+            if (layout == null) {
+                throw new IllegalArgumentException("a " + f.kind() + " function scores whole images: every example must be an image");
+            }
+            INDArray all = isf.imageScores(unaryFeatures, layout);
+            return type < 0 || edgesOfType.length == 1 ? all : Nd4j.pullRows(all, 1, edgesOfType[type]);
+        }
+        return f.scores(rows);
+    }
 
     /** [H, W] when every example is an image of that one size, else null (the grid fast path needs it). */
     public int[] commonShape() {
@@ -112,7 +154,7 @@ public final class ExampleBatch {
     /** [V, L] = eps * g_unary(features); zeros when the function is null (f = 0). */
     public INDArray unaryPotentials(ScoreFunction unary, double eps) {
         if (unary == null) return Nd4j.zeros(DataType.FLOAT, graph.numVariables(), numLabels);
-        return unary.scores(unaryFeatures).castTo(DataType.FLOAT).muli(eps);
+        return scoresOf(unary, unaryFeatures, -1).castTo(DataType.FLOAT).muli(eps);
     }
 
     /** [E, L*L] = eps * g_t(features) for each edge's type t (null functions are 0). */
@@ -120,14 +162,14 @@ public final class ExampleBatch {
         int ll = numLabels * numLabels;
         if (pairFeatures.length == 1) {
             ScoreFunction f = pair.get(0);
-            return f == null ? Nd4j.zeros(DataType.FLOAT, graph.numEdges(), ll) : f.scores(pairFeatures[0]).castTo(DataType.FLOAT).muli(eps);
+            return f == null ? Nd4j.zeros(DataType.FLOAT, graph.numEdges(), ll) : scoresOf(f, pairFeatures[0], 0).castTo(DataType.FLOAT).muli(eps);
         }
         // Type-ordered rows back to edge order with one row gather (once per oracle step, not in message passing).
         INDArray[] parts = new INDArray[pairFeatures.length];
         for (int t = 0; t < pairFeatures.length; t++) {
             ScoreFunction f = pair.get(t);
             parts[t] = f == null || edgesOfType[t].length == 0 ? Nd4j.zeros(DataType.FLOAT, edgesOfType[t].length, ll)
-                    : f.scores(pairFeatures[t]).castTo(DataType.FLOAT).muli(eps);
+                    : scoresOf(f, pairFeatures[t], t).castTo(DataType.FLOAT).muli(eps);
         }
         return Nd4j.pullRows(Nd4j.concat(0, parts), 1, typeOrderPosition);
     }

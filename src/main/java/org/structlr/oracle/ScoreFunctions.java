@@ -45,6 +45,10 @@ public final class ScoreFunctions {
                 return BoostScore.load(dir, meta);
             case CnnScore.KIND:
                 return CnnScore.load(dir, meta);
+            case FcnScore.KIND:
+                return FcnScore.load(dir, meta);
+            case FcnPairScore.KIND:
+                return FcnPairScore.load(dir, meta);
             default:
                 throw new IOException(dir.resolve(META_FILE) + ": unknown score function kind '" + kind + "'");
         }
