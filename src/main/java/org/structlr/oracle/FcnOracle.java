@@ -50,7 +50,7 @@ public final class FcnOracle implements Oracle {
     public static final int DEFAULT_WIDTH = 16;
     public static final int[] DEFAULT_DILATIONS = {1, 2, 4, 8};
     public static final int DEFAULT_EPOCHS = 2;
-    public static final double DEFAULT_LEARNING_RATE = 2e-3;
+    public static final double DEFAULT_LEARNING_RATE = 1e-2;
 
     private final boolean pairwise;
     private final int width;

@@ -22,7 +22,9 @@ import org.nd4j.linalg.learning.config.NoOp;
 import org.structlr.data.Dataset;
 import org.structlr.data.DenoisingGenerator;
 import org.structlr.graph.GridBatch;
+import org.structlr.learn.AlternatingLearner;
 import org.structlr.learn.IterationRecord;
+import org.structlr.model.ExampleBatch;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.OracleKind;
 import org.structlr.learn.Training;
@@ -261,10 +263,28 @@ class FcnOracleTest {
     @Test
     void fcnUnaryBeatsLinearUnaryOnNeighbourhoodLabels() {
         Dataset data = new DenoisingGenerator(2.0, false).generate(8, 0, 12, 16, 77);
+        ExampleBatch batch = new ExampleBatch(data.train(), 2, List.of("pairwise"));
         LearnSettings s = new LearnSettings(6, 0.1, 5, 0, 1);
-        double fcn = last(Training.train(data, OracleKind.FCN, OracleKind.ZERO, s, 1, (r, n) -> {}).curve());
-        double linear = last(Training.train(data, OracleKind.LINEAR, OracleKind.ZERO, s, 1, (r, n) -> {}).curve());
-        assertTrue(fcn < 0.8 * linear, "fcn objective " + fcn + " should be well below linear " + linear);
+        // a small FCN (two layers, receptive field 7 x 7) so that the test takes seconds
+        Oracle fcnOracle = new FcnOracle(false, 16, new int[]{1, 2}, 2, 2e-2, 1);
+        double fcn = last(new AlternatingLearner(s, fcnOracle, List.of(new ZeroOracle())).train(batch, null, (r, n) -> {}).curve());
+        double linear = last(new AlternatingLearner(s, new LinearOracle(), List.of(new ZeroOracle())).train(batch, null, (r, n) -> {}).curve());
+        assertTrue(fcn < 0.9 * linear, "fcn objective " + fcn + " should be well below linear " + linear);
+    }
+
+    /** The CLI's path: Training refuses fcn on examples that are not images. */
+    @Test
+    void trainingRefusesFcnWithoutImages() {
+        Dataset data = new DenoisingGenerator(2.0, false).generate(2, 0, 4, 4, 1);
+        java.util.List<org.structlr.data.Example> flat = new java.util.ArrayList<>();
+        for (org.structlr.data.Example e : data.train()) {
+            flat.add(org.structlr.data.Example.builder(e.unary(), e.unaryDim(), e.edges(), e.pairwise(), e.pairDim())
+                    .labels(e.labels()).numLabels(2).build());
+        }
+        Dataset noShapes = Dataset.of(flat, List.of(), List.of());
+        assertThrows(org.structlr.data.BadInputException.class,
+                () -> Training.checkApplicable(noShapes, OracleKind.FCN, OracleKind.ZERO));
+        Training.checkApplicable(data, OracleKind.FCN, OracleKind.FCN);
     }
 
     private static double last(List<IterationRecord> curve) {
