@@ -16,6 +16,7 @@ import ml.dmlc.xgboost4j.java.DMatrix;
 import ml.dmlc.xgboost4j.java.XGBoost;
 import ml.dmlc.xgboost4j.java.XGBoostError;
 import org.deeplearning4j.nn.conf.MultiLayerConfiguration;
+import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
 import org.deeplearning4j.nn.conf.layers.BaseOutputLayer;
 import org.deeplearning4j.nn.conf.layers.Layer;
@@ -31,6 +32,7 @@ import org.nd4j.linalg.lossfunctions.impl.LossMSE;
 import org.structlr.data.AtomicFiles;
 import org.structlr.oracle.BoostScore;
 import org.structlr.oracle.ConstantScore;
+import org.structlr.oracle.FullyConvolutionalScore;
 import org.structlr.oracle.NetworkScore;
 import org.structlr.oracle.ScoreFunction;
 import org.structlr.oracle.ZeroScore;
@@ -40,7 +42,8 @@ import org.structlr.oracle.ZeroScore;
  * the standard format of its ecosystem, plus a {@value #MANIFEST} that says how they combine.
  * <pre>
  *   manifest.json       format, version, labels, eps, feature widths, graph, factor types, energy, provenance
- *   unary.zip           zero / constant / linear / mlp: a DL4J ModelSerializer zip (MultiLayerNetwork)
+ *   unary.zip           zero / constant / linear / mlp: a DL4J ModelSerializer zip (MultiLayerNetwork);
+ *                       fcn: a ComputationGraph zip run on a whole image [1, D, H, W] (see exportFcn)
  *   unary.xgb.json      boost: an XGBoost model (JSON), exactly the function's rounds
  *   pair-&lt;t&gt;.zip|.xgb.json   pairwise type t, likewise
  * </pre>
@@ -199,7 +202,9 @@ public final class ModelExport {
         o.put("kind", f.kind());
         o.put("numClasses", classes);
         o.put("description", f.describe());
-        if (f instanceof BoostScore bs) {
+        if (f instanceof FullyConvolutionalScore fcn) {
+            exportFcn(fcn, name, stem, dir, o);
+        } else if (f instanceof BoostScore bs) {
             String file = stem + ".xgb.json";
             int rounds = exportBooster(bs, dir.resolve(file), name);
             o.put("file", file);
@@ -263,6 +268,45 @@ public final class ModelExport {
         MultiLayerNetwork net = new MultiLayerNetwork(conf);
         net.init(src.params().dup(), false);
         return net;
+    }
+
+    /**
+     * fcn: a ComputationGraph zip (DL4J's classes only) run on a whole image, and the manifest lines
+     * that say how its output channels map to pixels and edges; checked on a random image of an odd
+     * size against {@link FullyConvolutionalScore#outputImage}.
+     */
+    private static void exportFcn(FullyConvolutionalScore f, String name, String stem, Path dir, ObjectNode o) throws IOException {
+        ComputationGraph net = f.plainNetwork();
+        int d = f.numFeatures(), c = f.numClasses(), k = f.groups(), h = 5, w = 7;
+        Random rng = new Random(0x5eed ^ name.hashCode());
+        double[] v = new double[d * h * w];
+        for (int i = 0; i < v.length; i++) v[i] = rng.nextDouble();
+        INDArray x = Nd4j.create(v, new long[]{1, d, h, w}, DataType.DOUBLE).castTo(net.params().dataType());
+        INDArray want = f.outputImage(x).castTo(DataType.DOUBLE), got = net.output(x)[0].castTo(DataType.DOUBLE);
+        double worst = want.sub(got).amaxNumber().doubleValue() / Math.max(1, want.amaxNumber().doubleValue());
+        if (!java.util.Arrays.equals(want.shape(), got.shape()) || !(worst <= TOLERANCE)) {
+            throw new IllegalStateException(name + ": exported fcn differs from structlr's by " + worst + " (shapes "
+                    + java.util.Arrays.toString(got.shape()) + ", " + java.util.Arrays.toString(want.shape()) + ")");
+        }
+        String file = stem + ".zip";
+        ModelSerializer.writeModel(net, dir.resolve(file).toFile(), false);
+        o.put("file", file);
+        o.put("format", "dl4j-computationgraph");
+        o.put("wholeImage", true);
+        o.put("features", d);
+        o.put("featuresFrom", "unary");
+        o.put("groups", k);
+        o.put("dataType", net.params().dataType().toString());
+        o.put("input", "one whole image of any size: INDArray [1, " + d + ", H, W], channel j at (r, c) = column j of the "
+                + "unary feature row of pixel (r, c) (row r * W + c)" + (k == 2 ? "; the pairwise fcn reads the unary (pixel) "
+                + "features, not the edge features" : ""));
+        o.put("output", "net.output(image)[0] = [1, " + (k * c) + ", H, W]");
+        o.put("mapping", k == 1
+                ? "g_unary(pixel (r, c))[y] = output[0, y, r, c]"
+                : "g(edge (r, c)-(r, c+1))[y_i * L + y_j] = output[0, y_i * L + y_j, r, c] (horizontal edges); "
+                + "g(edge (r, c)-(r+1, c))[y_i * L + y_j] = output[0, " + c + " + y_i * L + y_j, r, c] (vertical edges); "
+                + "i is the left or upper pixel; channels 0.." + (c - 1) + " of the last column and " + c + ".." + (2 * c - 1)
+                + " of the last row belong to no edge");
     }
 
     interface Scorer {

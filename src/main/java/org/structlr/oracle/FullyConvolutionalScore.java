@@ -8,7 +8,13 @@ import java.util.List;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.deeplearning4j.nn.conf.layers.ConvolutionLayer;
+import org.deeplearning4j.nn.conf.ComputationGraphConfiguration;
+import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
 import org.deeplearning4j.nn.conf.graph.LayerVertex;
+import org.deeplearning4j.nn.conf.layers.CnnLossLayer;
+import org.nd4j.linalg.activations.Activation;
+import org.nd4j.linalg.learning.config.NoOp;
+import org.nd4j.linalg.lossfunctions.impl.LossMSE;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.util.ModelSerializer;
 import org.nd4j.linalg.api.buffer.DataType;
@@ -91,6 +97,43 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         synchronized (net) {                       // DL4J networks are not safe for concurrent use
             return net.output(false, x, zero)[0];
         }
+    }
+
+    /** The output of the network {@link #plainNetwork()}. */
+    public static final String PLAIN_OUTPUT = "out";
+
+    /**
+     * The function as a ComputationGraph of DL4J's own classes, for export: input {@code image
+     * [1, D, H, W]}, the same convolutions and parameters, and a {@code CnnLossLayer} with the built-in
+     * {@code LossMSE} and IDENTITY activation as output {@value #PLAIN_OUTPUT}, so that
+     * {@code output(image)[0]} is the scores {@code [1, K*C, H, W]} (no bias input: it is zero at
+     * prediction time; the loss never enters {@code output}).
+     */
+    public ComputationGraph plainNetwork() {
+        ComputationGraph src = networkCopy();
+        ComputationGraphConfiguration.GraphBuilder b = new NeuralNetConfiguration.Builder()
+                .dataType(src.params().dataType())
+                .updater(new NoOp())
+                .graphBuilder()
+                .addInputs(FcnOracle.IMAGE);
+        List<String> names = new ArrayList<>();
+        String prev = FcnOracle.IMAGE;
+        for (int i = 0; i < hiddenLayers().size(); i++) {
+            names.add(FcnOracle.conv(i));
+        }
+        names.add(FcnOracle.SCORES);
+        for (String name : names) {
+            ConvolutionLayer c = (ConvolutionLayer) convolution(src, name).clone();
+            c.setIUpdater(new NoOp());
+            b.addLayer(name, c, prev);
+            prev = name;
+        }
+        b.addLayer(PLAIN_OUTPUT, new CnnLossLayer.Builder(new LossMSE()).activation(Activation.IDENTITY).build(), prev);
+        b.setOutputs(PLAIN_OUTPUT);
+        ComputationGraph plain = new ComputationGraph(b.build());
+        plain.init();
+        for (String name : names) plain.getLayer(name).setParams(src.getLayer(name).params().dup());
+        return plain;
     }
 
     /** All groups of all pixels as rows {@code [V*K, C]} (pixel-major), in the features' data type. */
