@@ -25,7 +25,9 @@ public final class FcnPairScore extends FullyConvolutionalScore {
 
     @Override
     public INDArray imageScores(INDArray pixelFeatures, GridBatch layout) {
-        return Nd4j.pullRows(groupRows(pixelFeatures, layout), 1, ImageTensors.edgeSlots(layout));
+        INDArray rows = groupRows(pixelFeatures, layout);
+        if (layout.numEdges() == 0) return Nd4j.create(rows.dataType(), 0, numClasses());   // single-pixel images
+        return Nd4j.pullRows(rows, 1, ImageTensors.edgeSlots(layout));
     }
 
     @Override

@@ -272,6 +272,39 @@ class FcnOracleTest {
         assertTrue(fcn < 0.9 * linear, "fcn objective " + fcn + " should be well below linear " + linear);
     }
 
+    /**
+     * The batch path the learner and the predictor use: potentials of a ragged batch of images (two
+     * sizes, a pairwise type per direction) equal those of each image in a batch of its own, so the
+     * per-type edge selection and the image layout agree.
+     */
+    @Test
+    void raggedExampleBatchPotentialsEqualPerImageBatches() {
+        DenoisingGenerator gen = new DenoisingGenerator(2.0, true);
+        List<org.structlr.data.Example> images = List.of(gen.generate(1, 0, 5, 7, 1).train().get(0),
+                gen.generate(1, 0, 6, 4, 2).train().get(0), gen.generate(1, 0, 5, 7, 3).train().get(0));
+        List<String> types = List.of("horizontal", "vertical");
+        ExampleBatch batch = new ExampleBatch(images, 2, types);
+        assertEquals(new GridBatch(new int[]{5, 6, 5}, new int[]{7, 4, 7}), batch.layout());
+        INDArray px = batch.unaryFeatures();
+        ScoreFunction unary = new FcnOracle(false, 4, new int[]{1, 2}, 1, 1e-2, 9).fit(problem(px, batch.imageRows(-1), 2, 5), null);
+        List<ScoreFunction> pair = new java.util.ArrayList<>();
+        for (int t = 0; t < 2; t++) pair.add(new FcnOracle(true, 4, new int[]{1, 2}, 1, 1e-2, t).fit(problem(px, batch.imageRows(t), 4, 6 + t), null));
+        INDArray u = batch.unaryPotentials(unary, 0.1), p = batch.pairPotentials(pair, 0.1);
+        for (int k = 0; k < images.size(); k++) {
+            ExampleBatch alone = new ExampleBatch(List.of(images.get(k)), 2, types);
+            INDArray ua = alone.unaryPotentials(unary, 0.1), pa = alone.pairPotentials(pair, 0.1);
+            int v0 = batch.variableOffset(k), e0 = batch.edgeOffset(k);
+            assertArrayEquals(ua.toFloatMatrix(), u.get(org.nd4j.linalg.indexing.NDArrayIndex.interval(v0, v0 + ua.size(0)),
+                    org.nd4j.linalg.indexing.NDArrayIndex.all()).toFloatMatrix(), "unary, image " + k);
+            assertArrayEquals(pa.toFloatMatrix(), p.get(org.nd4j.linalg.indexing.NDArrayIndex.interval(e0, e0 + pa.size(0)),
+                    org.nd4j.linalg.indexing.NDArrayIndex.all()).toFloatMatrix(), "pairwise, image " + k);
+        }
+        // a vertical edge's potential comes from the vertical type's function
+        INDArray vScores = ((ImageScoreFunction) pair.get(1)).imageScores(px, batch.layout());
+        int firstVertical = batch.edgesOfType(1)[0];
+        assertEquals(0.1 * vScores.getDouble(firstVertical, 3), p.getDouble(firstVertical, 3), 1e-6);
+    }
+
     /** The CLI's path: Training refuses fcn on examples that are not images. */
     @Test
     void trainingRefusesFcnWithoutImages() {
