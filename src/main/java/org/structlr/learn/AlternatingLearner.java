@@ -115,7 +115,9 @@ public final class AlternatingLearner {
                 int budget = schedule.fitIterations(it);
                 double before = schedule.needsFitGain() ? objective(mp, truth, thetaU, thetaP) : Double.NaN;
                 INDArray biasU = truth.unaryBias(flat(mp.incomingMessageSums()), eps);
-                unary = limited(unaryOracle, budget).fit(new BiasedLogisticProblem(train.unaryFeatures(), truth.labels, biasU, L), unary);
+                // withImages places the rows in the batch's images (for whole-image functions; null layout: unchanged problem)
+                unary = limited(unaryOracle, budget).fit(new BiasedLogisticProblem(train.unaryFeatures(), truth.labels, biasU, L)
+                        .withImages(train.imageRows(-1)), unary);
                 thetaU0 = train.unaryPotentials(unary, eps);
                 thetaU = thetaU0.add(delta);
                 mp.setPotentials(thetaU, thetaP);
@@ -129,7 +131,8 @@ public final class AlternatingLearner {
                 float[] messages = flat(mp.messages());
                 for (int t = 0; t < truth.numPairTypes(); t++) {
                     INDArray biasP = truth.pairBias(messages, t, eps);
-                    pair.set(t, limited(pairOracles.get(t), budget).fit(new BiasedLogisticProblem(train.pairFeatures(t), truth.pairLabels[t], biasP, L * L), pair.get(t)));
+                    pair.set(t, limited(pairOracles.get(t), budget).fit(new BiasedLogisticProblem(train.pairFeatures(t), truth.pairLabels[t], biasP, L * L)
+                            .withImages(train.imageRows(t)), pair.get(t)));
                 }
                 thetaP = train.pairPotentials(pair, eps);
                 mp.setPotentials(thetaU, thetaP);

@@ -31,6 +31,15 @@ public final class Training {
     public static void checkApplicable(Dataset data, String unaryKind, String pairKind) {
         check("--unary", unaryKind, true, data.unaryDim());
         check("--pairwise", pairKind, false, data.pairDim());
+        if ((isWholeImage(unaryKind) || isWholeImage(pairKind)) && !data.train().stream().allMatch(e -> e.shape().isPresent())) {
+            throw new BadInputException("--unary/--pairwise fcn: a fully convolutional function reads whole images;"
+                    + " every training example must be an image (a 'shape' array)");
+        }
+    }
+
+    /** Whether the class scores whole images (it needs every example to be an image). */
+    private static boolean isWholeImage(String name) {
+        return FunctionClasses.canonical(name).equals("fcn");
     }
 
     private static void check(String option, String name, boolean unary, int width) {

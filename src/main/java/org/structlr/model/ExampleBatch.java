@@ -7,6 +7,9 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.data.Example;
 import org.structlr.graph.FactorGraph;
+import org.structlr.graph.GridBatch;
+import org.structlr.oracle.ImageRows;
+import org.structlr.oracle.ImageScoreFunction;
 import org.structlr.oracle.ScoreFunction;
 
 /**
@@ -27,6 +30,7 @@ public final class ExampleBatch {
     private final int[] typeOrderPosition;         // edge -> row in the type-ordered concatenation
     private final int[] varOffset;                 // per example, + total
     private final int[] edgeOffset;
+    private final GridBatch layout;                // the images' grid layout, or null (fcn)
 
     public ExampleBatch(List<Example> examples, int numLabels, List<String> pairTypeNames) {
         if (examples.isEmpty()) throw new IllegalArgumentException("no examples");
@@ -58,6 +62,7 @@ public final class ExampleBatch {
         typeOrderPosition = new int[graph.numEdges()];
         int pos = 0;
         for (int[] ed : edgesOfType) for (int e : ed) typeOrderPosition[e] = pos++;
+        layout = gridLayout(this.examples, graph);
         if (allLabelled) {
             labels = new int[graph.numVariables()];
             for (int k = 0; k < examples.size(); k++) System.arraycopy(examples.get(k).labels(), 0, labels, varOffset[k], examples.get(k).numVariables());
@@ -67,6 +72,47 @@ public final class ExampleBatch {
     }
 
     public List<Example> examples() { return examples; }
+
+    // --- fcn: the grid layout that image-aware functions (ImageScoreFunction) need -------------------
+
+    /** The layout when every example is an image whose graph is its 4-connected grid, else null. */
+    private static GridBatch gridLayout(List<Example> examples, FactorGraph graph) {
+        List<int[]> shapes = new ArrayList<>();
+        for (Example e : examples) {
+            int[] s = e.shape().orElse(null);
+            if (s == null) return null;
+            shapes.add(s);
+        }
+        return GridBatch.detect(graph, shapes);
+    }
+
+    /** The images' grid layout (variables and edges in Grids.grid order), or null when this is not a grid batch. */
+    public GridBatch layout() { return layout; }
+
+    /**
+     * Where the rows of the unary problem ({@code type < 0}) or of pairwise type {@code type} sit in
+     * the images, for image-aware oracles; null when this is not a grid batch.
+     */
+    public ImageRows imageRows(int type) {
+        if (layout == null) return null;
+        return type < 0 ? ImageRows.pixels(unaryFeatures, layout) : ImageRows.edges(unaryFeatures, layout, edgesOfType[type]);
+    }
+
+    /** g of one factor type: whole-image scores for an image function on a grid batch, else row scores. */
+    /**
+     * g on rows of one factor type ({@code type} < 0: the unary rows): {@code f.scores(rows)}, or for a
+     * whole-image function its scores of the batch's images, cut to that type's rows.
+     */
+    INDArray scoresOf(ScoreFunction f, INDArray rows, int type) {
+        if (f instanceof ImageScoreFunction isf) {
+            if (layout == null) {
+                throw new IllegalArgumentException("a " + f.kind() + " function scores whole images: every example must be an image");
+            }
+            INDArray all = isf.imageScores(unaryFeatures, layout);
+            return type < 0 || edgesOfType.length == 1 ? all : Nd4j.pullRows(all, 1, edgesOfType[type]);
+        }
+        return f.scores(rows);
+    }
 
     /** [H, W] when every example is an image of that one size, else null (the grid fast path needs it). */
     public int[] commonShape() {

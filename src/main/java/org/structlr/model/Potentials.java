@@ -17,7 +17,7 @@ public final class Potentials {
     /** [V, L] = eps * g_unary(features); zeros when the function is null (f = 0). */
     public static INDArray unary(ExampleBatch b, ScoreFunction unary, double eps) {
         if (unary == null) return Nd4j.zeros(DataType.FLOAT, b.graph().numVariables(), b.numLabels());
-        return unary.scores(b.unaryFeatures()).castTo(DataType.FLOAT).muli(eps);
+        return b.scoresOf(unary, b.unaryFeatures(), -1).castTo(DataType.FLOAT).muli(eps);
     }
 
     /** [E, L*L] = eps * g_t(features) for each edge's type t (null functions are 0), in edge order. */
@@ -25,7 +25,7 @@ public final class Potentials {
         int ll = b.numLabels() * b.numLabels(), types = b.numPairTypes();
         if (types == 1) {
             ScoreFunction f = pair.get(0);
-            return f == null ? Nd4j.zeros(DataType.FLOAT, b.graph().numEdges(), ll) : f.scores(b.pairFeatures(0)).castTo(DataType.FLOAT).muli(eps);
+            return f == null ? Nd4j.zeros(DataType.FLOAT, b.graph().numEdges(), ll) : b.scoresOf(f, b.pairFeatures(0), 0).castTo(DataType.FLOAT).muli(eps);
         }
         // Type-ordered rows back to edge order with one row gather (once per oracle step, not in message passing).
         INDArray[] parts = new INDArray[types];
@@ -33,7 +33,7 @@ public final class Potentials {
             ScoreFunction f = pair.get(t);
             int rows = (int) b.pairFeatures(t).size(0);
             parts[t] = f == null || rows == 0 ? Nd4j.zeros(DataType.FLOAT, rows, ll)
-                    : f.scores(b.pairFeatures(t)).castTo(DataType.FLOAT).muli(eps);
+                    : b.scoresOf(f, b.pairFeatures(t), t).castTo(DataType.FLOAT).muli(eps);
         }
         return Nd4j.pullRows(Nd4j.concat(0, parts), 1, b.typeOrderPosition());
     }

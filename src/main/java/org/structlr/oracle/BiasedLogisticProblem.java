@@ -25,6 +25,7 @@ public final class BiasedLogisticProblem {
     private final INDArray bias;
     private final int numClasses;
     private INDArray oneHot;   // lazily built, features' data type
+    private ImageRows images;  // where the rows sit in whole images, or null (fcn: see withImages)
 
     /**
      * @throws IllegalArgumentException naming the problem: wrong rank or shape, a label outside
@@ -89,6 +90,36 @@ public final class BiasedLogisticProblem {
             for (double v : c.data().asDouble()) finite &= Double.isFinite(v);
         }
         if (!finite) throw new IllegalArgumentException("biased logistic problem: " + what + " contain NaN or infinite values");
+    }
+
+    /**
+     * The same problem (sharing its arrays) with the rows placed in whole images, for image-aware
+     * oracles ({@link FcnOracle}); {@code null} returns this problem unchanged. Other oracles ignore it.
+     *
+     * @throws IllegalArgumentException when {@code images} has not one row per problem row
+     */
+    public BiasedLogisticProblem withImages(ImageRows images) {
+        if (images == null) return this;
+        if (images.rows().length != numRows()) {
+            throw new IllegalArgumentException("biased logistic problem: " + images.rows().length + " image rows for "
+                    + numRows() + " problem rows");
+        }
+        BiasedLogisticProblem p = new BiasedLogisticProblem(features, labels, bias, numClasses, true);
+        p.images = images;
+        return p;
+    }
+
+    /** Where the rows sit in whole images, or null when the examples are not a grid batch. */
+    public ImageRows images() {
+        return images;
+    }
+
+    /** A copy sharing the checked arrays (no re-check). */
+    private BiasedLogisticProblem(INDArray features, int[] labels, INDArray bias, int numClasses, boolean checked) {
+        this.features = features;
+        this.labels = labels;
+        this.bias = bias;
+        this.numClasses = numClasses;
     }
 
     public INDArray features() {
@@ -160,9 +191,17 @@ public final class BiasedLogisticProblem {
         return total;
     }
 
-    /** {@link #loss(INDArray)} of {@code f.scores(features())}; {@code f == null} means g = 0. */
+    /**
+     * {@link #loss(INDArray)} of {@code f.scores(features())}; {@code f == null} means g = 0. An
+     * {@link ImageScoreFunction} scores the whole images of {@link #images()} and keeps this problem's rows.
+     */
     public double loss(ScoreFunction f) {
-        return loss(f == null ? Nd4j.zeros(dataType(), numRows(), numClasses) : f.scores(features));
+        if (f == null) return loss(Nd4j.zeros(dataType(), numRows(), numClasses));
+        if (f instanceof ImageScoreFunction isf && images != null) {
+            INDArray all = isf.imageScores(images.pixelFeatures().castTo(dataType()), images.layout());
+            return loss(Nd4j.pullRows(all, 1, images.rows()));
+        }
+        return loss(f.scores(features));
     }
 
     /** The loss divided by the number of rows. */

@@ -13,7 +13,7 @@ import java.util.Set;
  */
 public final class BuiltinClasses {
     /** The CLI names in the order help texts and tables list them. */
-    static final List<String> ORDER = List.of("zero", "const", "linear", "mlp", "boost", "cnn");
+    static final List<String> ORDER = List.of("zero", "const", "linear", "mlp", "boost", "cnn", "fcn");
 
     private BuiltinClasses() {}
 

@@ -14,6 +14,7 @@ import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.model.CrfModel;
+import org.structlr.oracle.ImageScoreFunction;
 import org.structlr.oracle.ScoreFunction;
 
 /**
@@ -37,6 +38,9 @@ public final class FunctionFigure {
     /** Whether a model's functions take the one-feature rows [1, phi] (or ignore their features). */
     public static boolean applicable(CrfModel model) {
         if (!(model.unaryFeatures() == 2 || model.unaryFeatures() == -1)) return false;
+        // fcn: a whole-image function has no curve over one pixel's feature
+        if (model.unary() instanceof ImageScoreFunction) return false;
+        for (ScoreFunction f : model.pair()) if (f instanceof ImageScoreFunction) return false;
         for (ScoreFunction f : model.pair()) if (!(f.numFeatures() == 2 || f.numFeatures() == -1)) return false;
         return true;
     }

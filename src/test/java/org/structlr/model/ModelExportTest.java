@@ -33,6 +33,8 @@ import org.structlr.learn.Training;
 import org.structlr.oracle.BiasedLogisticProblem;
 import org.structlr.oracle.BoostOracle;
 import org.structlr.oracle.BoostScore;
+import org.structlr.oracle.FullyConvolutionalScore;
+import org.structlr.graph.GridBatch;
 import org.structlr.oracle.ScoreFunction;
 
 /**
@@ -133,7 +135,8 @@ class ModelExportTest {
                 assertEquals(f.kind(), ft.path("kind").asText());
                 assertEquals(t == 0 ? m.numLabels() : m.numLabels() * m.numLabels(), ft.path("numClasses").asInt());
                 assertTrue(Files.isRegularFile(e.getValue().resolve(ft.path("file").asText())), ft.toString());
-                assertEquals(f instanceof BoostScore ? "xgboost-json" : "dl4j-multilayernetwork", ft.path("format").asText());
+                assertEquals(f instanceof BoostScore ? "xgboost-json" : f instanceof FullyConvolutionalScore ? "dl4j-computationgraph"
+                        : "dl4j-multilayernetwork", ft.path("format").asText());
                 if (f instanceof BoostScore bs) assertEquals(bs.rounds(), ft.path("rounds").asInt());
             }
             // trained on denoising images: the provenance records a grid
@@ -162,17 +165,28 @@ class ModelExportTest {
         List<String> triples = new ArrayList<>();
         List<double[][]> expected = new ArrayList<>();
         List<String> names = new ArrayList<>();
+        Map<Integer, JsonNode> fcnGroups = new java.util.HashMap<>();
         int k = 0;
         for (Map.Entry<String, Path> e : EXPORTS.entrySet()) {
             CrfModel m = EXPORTED.get(e.getKey());
             JsonNode types = ModelExport.readManifest(e.getValue()).path("factorTypes");
             for (int t = 0; t < types.size(); t++, k++) {
                 JsonNode ft = types.get(t);
-                double[][] x = randomFeatures(25, ft.path("features").asInt(), 100 + k);
                 Path csv = tmp.resolve("x" + k + ".csv");
-                PlainRuntime.writeCsv(csv, x);
-                INDArray xs = Nd4j.createFromArray(x).castTo(DataType.FLOAT);
-                expected.add(function(m, t).scores(xs).castTo(DataType.DOUBLE).toDoubleMatrix());
+                if (function(m, t) instanceof FullyConvolutionalScore fcn) {
+                    // fcn: one whole 6 x 9 image; the checker writes each pixel's output channels
+                    double[][] x = randomFeatures(6 * 9, ft.path("features").asInt(), 100 + k);
+                    PlainRuntime.writeCsv(csv, x);
+                    Files.writeString(csv, "image,6,9\n" + Files.readString(csv));
+                    INDArray xs = Nd4j.createFromArray(x).castTo(DataType.FLOAT);
+                    expected.add(fcn.imageScores(xs, GridBatch.uniform(1, 6, 9)).castTo(DataType.DOUBLE).toDoubleMatrix());
+                    fcnGroups.put(expected.size() - 1, ft);
+                } else {
+                    double[][] x = randomFeatures(25, ft.path("features").asInt(), 100 + k);
+                    PlainRuntime.writeCsv(csv, x);
+                    INDArray xs = Nd4j.createFromArray(x).castTo(DataType.FLOAT);
+                    expected.add(function(m, t).scores(xs).castTo(DataType.DOUBLE).toDoubleMatrix());
+                }
                 names.add(e.getKey() + "/" + ft.path("name").asText());
                 triples.addAll(List.of(e.getValue().resolve(ft.path("file").asText()).toString(), csv.toString(),
                         tmp.resolve("y" + k + ".csv").toString()));
@@ -180,9 +194,29 @@ class ModelExportTest {
         }
         String out = PlainRuntime.run(tmp.resolve("checker"), triples);
         assertTrue(out.contains("ok"), out);
+        assertFalse(fcnGroups.isEmpty(), "an fcn model was exported");
         for (int i = 0; i < expected.size(); i++) {
-            assertClose(expected.get(i), PlainRuntime.readCsv(tmp.resolve("y" + i + ".csv")), names.get(i));
+            double[][] got = PlainRuntime.readCsv(tmp.resolve("y" + i + ".csv"));
+            if (fcnGroups.containsKey(i)) got = fcnRows(got, fcnGroups.get(i), 6, 9);
+            assertClose(expected.get(i), got, names.get(i));
         }
+    }
+
+    /**
+     * The per-pixel channels a plain runtime computed ([H*W, K*C], row r*W+c) as structlr's rows, read
+     * as the manifest says: unary, one row per pixel; pairwise, the horizontal edge (r,c)-(r,c+1) from
+     * channels 0..C-1 of pixel (r,c), then the vertical edge (r,c)-(r+1,c) from channels C..2C-1.
+     */
+    static double[][] fcnRows(double[][] perPixel, JsonNode ft, int h, int w) {
+        assertTrue(ft.path("wholeImage").asBoolean(), ft.toString());
+        int groups = ft.path("groups").asInt(), c = ft.path("numClasses").asInt();
+        if (groups == 1) return perPixel;
+        assertEquals(2, groups);
+        assertTrue(ft.path("mapping").asText().contains("output[0, " + c + " + y_i * L + y_j, r, c] (vertical edges)"), ft.toString());
+        List<double[]> rows = new ArrayList<>();
+        for (int r = 0; r < h; r++) for (int col = 0; col + 1 < w; col++) rows.add(java.util.Arrays.copyOfRange(perPixel[r * w + col], 0, c));
+        for (int r = 0; r + 1 < h; r++) for (int col = 0; col < w; col++) rows.add(java.util.Arrays.copyOfRange(perPixel[r * w + col], c, 2 * c));
+        return rows.toArray(new double[0][]);
     }
 
     /** XGBoost in this JVM: a fresh Booster from the exported file, margins vs BoostScore.scores. */

@@ -32,13 +32,19 @@ final class PlainRuntime {
             import ml.dmlc.xgboost4j.java.Booster;
             import ml.dmlc.xgboost4j.java.DMatrix;
             import ml.dmlc.xgboost4j.java.XGBoost;
+            import org.deeplearning4j.nn.graph.ComputationGraph;
             import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
             import org.deeplearning4j.util.ModelSerializer;
             import org.nd4j.linalg.api.buffer.DataType;
             import org.nd4j.linalg.api.ndarray.INDArray;
             import org.nd4j.linalg.factory.Nd4j;
 
-            /** args: (model file, features csv, output csv)...; .zip = DL4J network, else XGBoost model. */
+            /**
+             * args: (model file, features csv, output csv)...; .zip = DL4J network, else XGBoost model. A
+             * features csv whose first line is "image,H,W" holds one image's H*W pixel rows (row r*W+c):
+             * the zip is then a ComputationGraph run on the whole image [1, D, H, W], and the output is
+             * written one row per pixel (its output channels).
+             */
             public class PlainChecker {
                 public static void main(String[] a) throws Exception {
                     try {
@@ -49,6 +55,13 @@ final class PlainRuntime {
                     }
                     for (int k = 0; k + 2 < a.length; k += 3) {
                         List<String> lines = Files.readAllLines(Path.of(a[k + 1]));
+                        int ih = -1, iw = -1;
+                        if (lines.get(0).startsWith("image,")) {
+                            String[] hw = lines.get(0).split(",");
+                            ih = Integer.parseInt(hw[1]);
+                            iw = Integer.parseInt(hw[2]);
+                            lines = lines.subList(1, lines.size());
+                        }
                         int n = lines.size(), d = lines.get(0).split(",").length;
                         double[][] x = new double[n][d];
                         for (int i = 0; i < n; i++) {
@@ -56,7 +69,14 @@ final class PlainRuntime {
                             for (int j = 0; j < d; j++) x[i][j] = Double.parseDouble(f[j]);
                         }
                         double[][] out;
-                        if (a[k].endsWith(".zip")) {
+                        if (ih > 0) {
+                            ComputationGraph g = ModelSerializer.restoreComputationGraph(new File(a[k]), false);
+                            INDArray img = Nd4j.createFromArray(x).reshape(ih, iw, d).permute(2, 0, 1).reshape(1, d, ih, iw)
+                                    .castTo(g.params().dataType());
+                            INDArray o = g.output(img)[0];
+                            long ch = o.size(1);
+                            out = o.reshape(ch, (long) ih * iw).transpose().castTo(DataType.DOUBLE).toDoubleMatrix();
+                        } else if (a[k].endsWith(".zip")) {
                             MultiLayerNetwork net = ModelSerializer.restoreMultiLayerNetwork(new File(a[k]), false);
                             INDArray in = Nd4j.createFromArray(x).castTo(net.params().dataType());
                             out = net.output(in).castTo(DataType.DOUBLE).toDoubleMatrix();

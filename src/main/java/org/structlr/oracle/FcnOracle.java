@@ -1,0 +1,222 @@
+package org.structlr.oracle;
+
+import java.util.Arrays;
+import java.util.Random;
+
+import org.deeplearning4j.nn.conf.ConvolutionMode;
+import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.conf.layers.CnnLossLayer;
+import org.deeplearning4j.nn.conf.layers.ConvolutionLayer;
+import org.deeplearning4j.nn.conf.ComputationGraphConfiguration;
+import org.deeplearning4j.nn.conf.graph.ElementWiseVertex;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.deeplearning4j.nn.weights.WeightInit;
+import org.nd4j.linalg.activations.Activation;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.indexing.NDArrayIndex;
+import org.nd4j.linalg.learning.config.Adam;
+import org.nd4j.linalg.learning.config.IUpdater;
+import org.structlr.graph.GridBatch;
+
+/**
+ * The fully convolutional function classes (beyond the paper): one DL4J network scores every pixel of
+ * a whole image in one pass, so g sees image context and position instead of one pixel's features or
+ * one fixed patch. Unary ({@link FcnScore}): C = L scores per pixel. Pairwise ({@link FcnPairScore}):
+ * per pixel the L*L scores of its right edge and of its down edge (two groups), so the pairwise
+ * function also sees image context, not only 3 edge features. The oracle needs {@link ImageRows} on
+ * the problem (the examples must form a grid batch); for a pairwise type the network reads the pixel
+ * features, not the edge features.
+ *
+ * <p>Architecture: same-padded 3 x 3 convolutions of {@code width} channels, ReLU, with dilations
+ * {@code 1, 2, 4, 8} by default (receptive field 31 x 31 pixels, most of a 36 x 48 image, at the
+ * cost of four layers and no down-sampling, so every image size works and outputs align with pixels),
+ * then a 1 x 1 convolution to {@code K*C} channels (IDENTITY) and a {@code CnnLossLayer} with
+ * {@link FcnLoss}: the biased softmax loss per pixel and group, the message bias added before the
+ * softmax. Labels are {@code [1, 2KC, H, W] = [one-hot | bias]}; a group whose row is not in the
+ * problem (an edge of another type, or no edge at the border) has an all-zero one-hot and so adds
+ * nothing.
+ *
+ * <p>Training: one image per mini-batch (images of different sizes in one fit), images in an order
+ * reshuffled each epoch from {@code seed} and the number of fits so far, {@code epochsPerFit} passes per
+ * oracle call, Adam (learning rate {@link #DEFAULT_LEARNING_RATE}); the updater state travels with the
+ * network, so consecutive fits continue one run (warm start). Why Adam rather than the MLP's momentum
+ * SGD: per-image mini-batches of deep convolutions have very uneven gradient scales across layers.
+ * The network's precision is the first problem's (FLOAT recommended).
+ */
+public final class FcnOracle implements Oracle {
+
+    public static final int DEFAULT_WIDTH = 16;
+    public static final int[] DEFAULT_DILATIONS = {1, 2, 4, 8};
+    public static final int DEFAULT_EPOCHS = 2;
+    public static final double DEFAULT_LEARNING_RATE = 1e-2;
+
+    private final boolean pairwise;
+    private final int width;
+    private final int[] dilations;
+    private final int epochsPerFit;
+    private final double learningRate;
+    private final long seed;
+
+    public static FcnOracle unary() {
+        return new FcnOracle(false, DEFAULT_WIDTH, DEFAULT_DILATIONS, DEFAULT_EPOCHS, DEFAULT_LEARNING_RATE, 12345L);
+    }
+
+    public static FcnOracle pairwise() {
+        return new FcnOracle(true, DEFAULT_WIDTH, DEFAULT_DILATIONS, DEFAULT_EPOCHS, DEFAULT_LEARNING_RATE, 12345L);
+    }
+
+    public FcnOracle(boolean pairwise, int width, int[] dilations, int epochsPerFit, double learningRate, long seed) {
+        if (width < 1 || dilations.length < 1 || epochsPerFit < 1 || !(learningRate > 0)) {
+            throw new IllegalArgumentException("fcn oracle: need width, epochsPerFit >= 1, at least one layer, learning rate > 0");
+        }
+        for (int d : dilations) if (d < 1) throw new IllegalArgumentException("fcn oracle: dilations must be >= 1");
+        this.pairwise = pairwise;
+        this.width = width;
+        this.dilations = dilations.clone();
+        this.epochsPerFit = epochsPerFit;
+        this.learningRate = learningRate;
+        this.seed = seed;
+    }
+
+    public FcnOracle withSeed(long seed) {
+        return new FcnOracle(pairwise, width, dilations, epochsPerFit, learningRate, seed);
+    }
+
+    public FcnOracle withEpochs(int epochs) {
+        return new FcnOracle(pairwise, width, dilations, epochs, learningRate, seed);
+    }
+
+    /** Names of the graph's inputs and vertices (the export and the scores read them). */
+    static final String IMAGE = "image", BIAS = "bias", SCORES = "scores", BIASED = "biased", LOSS = "loss";
+
+    /** The layer name of hidden convolution i. */
+    static String conv(int i) {
+        return "conv" + i;
+    }
+
+    /**
+     * The network: inputs {@code image [1, D, H, W]} and {@code bias [1, KC, H, W]}; convolutions to
+     * {@code scores [1, KC, H, W]} = g; {@code biased} = scores + bias (an ElementWiseVertex); a
+     * CnnLossLayer with {@link FcnLoss} on it, labels one-hot {@code [1, KC, H, W]}. So the bias enters
+     * before the softmax, as in {@link BiasedSoftmaxLoss}; scoring feeds a zero bias. Another updater
+     * than Adam: the gradient checks need {@code NoOp}.
+     */
+    ComputationGraph newNetwork(int numFeatures, int numClasses, DataType dataType, IUpdater updater) {
+        int groups = pairwise ? 2 : 1;
+        ComputationGraphConfiguration.GraphBuilder b = new NeuralNetConfiguration.Builder()
+                .seed(seed)
+                .dataType(dataType)
+                .updater(updater)
+                .weightInit(WeightInit.RELU)
+                .convolutionMode(ConvolutionMode.Same)
+                .graphBuilder()
+                .addInputs(IMAGE, BIAS);
+        int in = numFeatures;
+        String prev = IMAGE;
+        for (int i = 0; i < dilations.length; i++) {
+            b.addLayer(conv(i), new ConvolutionLayer.Builder(3, 3).dilation(dilations[i], dilations[i]).nIn(in).nOut(width)
+                    .activation(Activation.RELU).build(), prev);
+            in = width;
+            prev = conv(i);
+        }
+        b.addLayer(SCORES, new ConvolutionLayer.Builder(1, 1).nIn(in).nOut((long) groups * numClasses)
+                .activation(Activation.IDENTITY).weightInit(WeightInit.XAVIER).build(), prev);
+        b.addVertex(BIASED, new ElementWiseVertex(ElementWiseVertex.Op.Add), SCORES, BIAS);
+        b.addLayer(LOSS, new CnnLossLayer.Builder(new FcnLoss(groups)).activation(Activation.IDENTITY).build(), BIASED);
+        b.setOutputs(LOSS);
+        ComputationGraph net = new ComputationGraph(b.build());
+        net.init();
+        return net;
+    }
+
+    @Override
+    public ScoreFunction fit(BiasedLogisticProblem p, ScoreFunction previous) {
+        ImageRows im = p.images();
+        if (im == null) {
+            throw new IllegalArgumentException("fcn oracle: needs whole images: every training example must be an image"
+                    + " (a grid batch)");
+        }
+        if (im.perEdge() != pairwise) {
+            throw new IllegalArgumentException("fcn oracle: a " + (pairwise ? "pairwise" : "unary") + " fcn got a problem over "
+                    + (im.perEdge() ? "edges" : "pixels"));
+        }
+        int groups = pairwise ? 2 : 1, c = p.numClasses(), d = im.numPixelFeatures();
+        ComputationGraph net;
+        int fits;
+        Class<? extends FullyConvolutionalScore> kind = pairwise ? FcnPairScore.class : FcnScore.class;
+        if (previous == null || previous instanceof ZeroScore) {
+            net = newNetwork(d, c, p.dataType(), new Adam(learningRate));
+            fits = 0;
+        } else if (kind.isInstance(previous)) {
+            FullyConvolutionalScore f = (FullyConvolutionalScore) previous;
+            if (f.numClasses() != c || f.numFeatures() != d) {
+                throw new IllegalArgumentException("fcn oracle: previous function is " + f.numFeatures() + " features -> " + f.numClasses()
+                        + " classes, the problem " + d + " -> " + c);
+            }
+            net = f.networkCopy();
+            fits = f.fits();
+        } else {
+            throw new IllegalArgumentException("fcn oracle: cannot continue from a " + previous.kind() + " function");
+        }
+        train(net, p, im, groups, seed * 1_000_003L + fits);
+        return pairwise ? new FcnPairScore(net, fits + 1) : new FcnScore(net, fits + 1);
+    }
+
+    /** {@code epochsPerFit} passes over the images in a reshuffled order, one image per step. */
+    private void train(ComputationGraph net, BiasedLogisticProblem p, ImageRows im, int groups, long shuffleSeed) {
+        DataType t = net.params().dataType();
+        INDArray[][] l = imageLabels(p, im, groups, t);
+        int count = im.layout().count();
+        INDArray[] x = new INDArray[count];
+        for (int k = 0; k < count; k++) x[k] = ImageTensors.image(im.pixelFeatures(), im.layout(), k, t);
+        Random rng = new Random(shuffleSeed);
+        int[] order = new int[count];
+        for (int k = 0; k < count; k++) order[k] = k;
+        for (int epoch = 0; epoch < epochsPerFit; epoch++) {
+            for (int i = count - 1; i > 0; i--) {
+                int j = rng.nextInt(i + 1), tmp = order[i];
+                order[i] = order[j];
+                order[j] = tmp;
+            }
+            for (int k : order) net.fit(new INDArray[]{x[k], l[k][1]}, new INDArray[]{l[k][0]});
+        }
+    }
+
+    /**
+     * Per image {@code {one-hot, bias}}, each {@code [1, KC, H, W]}: problem row i is group row
+     * {@code slot(i)} of the batch (its pixel for unary rows, {@link ImageTensors#edgeSlots} of its edge
+     * for pairwise rows); groups no row names stay all-zero and so do not count (see {@link FcnLoss}).
+     */
+    static INDArray[][] imageLabels(BiasedLogisticProblem p, ImageRows im, int groups, DataType t) {
+        GridBatch layout = im.layout();
+        int c = p.numClasses(), n = p.numRows();
+        int[] rows = im.rows(), labels = p.labels();
+        int[] slotOf = im.perEdge() ? ImageTensors.edgeSlots(layout) : null;
+        float[] bias = BiasedLogisticProblem.flatFloat(p.bias());
+        long slots = (long) layout.numVariables() * groups;
+        float[] y = new float[Math.toIntExact(slots * c)], b = new float[y.length];
+        for (int i = 0; i < n; i++) {
+            int s = im.perEdge() ? slotOf[rows[i]] : rows[i];
+            y[s * c + labels[i]] = 1f;
+            System.arraycopy(bias, i * c, b, s * c, c);
+        }
+        INDArray oneHot = Nd4j.create(y, new long[]{slots, c}, 'c'), biasRows = Nd4j.create(b, new long[]{slots, c}, 'c');
+        INDArray[][] out = new INDArray[layout.count()][];
+        for (int k = 0; k < out.length; k++) {
+            int h = layout.height(k), w = layout.width(k);
+            long from = (long) layout.variableOffset(k) * groups, to = from + (long) h * w * groups;
+            out[k] = new INDArray[]{
+                    ImageTensors.toChannels(oneHot.get(NDArrayIndex.interval(from, to), NDArrayIndex.all()), h, w, groups, t),
+                    ImageTensors.toChannels(biasRows.get(NDArrayIndex.interval(from, to), NDArrayIndex.all()), h, w, groups, t)};
+        }
+        return out;
+    }
+
+    @Override
+    public String describe() {
+        return "fcn " + (pairwise ? "pairwise" : "unary") + " (conv 3x3x" + width + " relu, dilations " + Arrays.toString(dilations)
+                + ", conv 1x1; Adam " + learningRate + ", one image per step, " + epochsPerFit + " epochs per fit)";
+    }
+}
