@@ -9,6 +9,7 @@ import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
 import org.structlr.learn.Checkpoint;
 import org.structlr.learn.Checkpointer;
+import org.structlr.learn.ClusterTraining;
 import org.structlr.learn.IterationRecord;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.LearningReport;
@@ -67,6 +68,12 @@ final class TrainCommand implements Callable<Integer> {
                     + " The result equals an uninterrupted run's with the same options.")
     Path resume;
 
+    @Option(names = "--spark", paramLabel = "MASTER",
+            description = "Train on Apache Spark: local[N] runs an embedded Spark with N threads, spark://HOST:PORT a standalone cluster"
+                    + " (or run the -Pspark build's jar with spark-submit and give its master). Only in the -Pspark build;"
+                    + " the same numbers as without it.")
+    String spark;
+
     @Mixin
     CommonOptions common;
 
@@ -92,6 +99,7 @@ final class TrainCommand implements Callable<Integer> {
         if (output != null && Files.isDirectory(output) && !Files.isRegularFile(output.resolve(CrfModel.MANIFEST))) {
             throw new BadInputException(output, "cannot write --output: exists and is not a structlr model folder; not overwriting it");
         }
+        ClusterTraining cluster = spark == null ? null : ClusterTraining.find("--spark");
         int threads = common.apply();
         Dataset ds = Dataset.load(data);
         Training.checkApplicable(ds, unary, pairwise);
@@ -104,7 +112,8 @@ final class TrainCommand implements Callable<Integer> {
         Training.Outcome out;
         try (TrainingProgress progress = new TrainingProgress("train " + unary.cliName() + "/" + pairwise.cliName(), iterations, common.quiet)) {
             if (from != null) progress.skip(from.state().iteration());
-            out = Training.train(ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink);
+            out = cluster == null ? Training.train(ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink)
+                    : cluster.train(spark, ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink);
         }
         write(out, output, report, csv, spec.commandLine().getOut());
         return Main.EXIT_OK;

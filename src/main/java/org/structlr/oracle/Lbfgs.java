@@ -6,15 +6,15 @@ package org.structlr.oracle;
  * problems of the oracles. Every accepted step decreases the objective; a pair (s, y) enters the
  * memory only when s . y > 0, so the implicit Hessian stays positive definite.
  */
-final class Lbfgs {
+public final class Lbfgs {
 
     /** f(w); writes the gradient into {@code grad}. */
-    interface Objective {
+    public interface Objective {
         double valueAndGradient(double[] w, double[] grad);
     }
 
     /** What a run did. */
-    record Result(int iterations, double value, double gradMax, boolean converged) {
+    public record Result(int iterations, double value, double gradMax, boolean converged) {
     }
 
     private Lbfgs() {
@@ -24,7 +24,7 @@ final class Lbfgs {
      * Minimises from {@code w} (updated in place) until {@code max |grad| <= gradTolerance} or
      * {@code maxIterations} steps, or no step along the search direction decreases f.
      */
-    static Result minimise(Objective f, double[] w, double gradTolerance, int maxIterations, int memory) {
+    public static Result minimise(Objective f, double[] w, double gradTolerance, int maxIterations, int memory) {
         int m = w.length;
         double[] g = new double[m];
         double fx = f.valueAndGradient(w, g);

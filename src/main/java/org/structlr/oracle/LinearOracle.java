@@ -73,14 +73,6 @@ public final class LinearOracle implements Oracle {
     @Override
     public ScoreFunction fit(BiasedLogisticProblem p, ScoreFunction previous) {
         ScoreFunctions.checkClasses(previous, p, "linear oracle");
-        MultiLayerNetwork net;
-        if (previous == null || previous instanceof ZeroScore) {
-            net = newNetwork(p.numFeatures(), p.numClasses(), p.dataType(), seed);
-        } else if (previous instanceof LinearScore ls) {
-            net = ls.networkCopy();
-        } else {
-            throw new IllegalArgumentException("linear oracle: cannot continue from a " + previous.kind() + " function");
-        }
         int n = p.numRows(), d = p.numFeatures(), c = p.numClasses();
         INDArray x = p.features().castTo(DataType.DOUBLE);
         INDArray xt = x.transpose();
@@ -105,6 +97,23 @@ public final class LinearOracle implements Oracle {
             System.arraycopy(g.dup('c').data().asDouble(), 0, grad, 0, d * c);
             return total / n;
         };
+        return fit(d, c, p.dataType(), previous, objective);
+    }
+
+    /**
+     * The fit with the mean loss and its gradient computed elsewhere (the Spark learner sums them
+     * over partitions): warm start from {@code previous}, L-BFGS with this oracle's settings, W
+     * (row-major [d, c]) into a network of {@code dataType}.
+     */
+    public ScoreFunction fit(int d, int c, DataType dataType, ScoreFunction previous, Lbfgs.Objective objective) {
+        MultiLayerNetwork net;
+        if (previous == null || previous instanceof ZeroScore) {
+            net = newNetwork(d, c, dataType, seed);
+        } else if (previous instanceof LinearScore ls) {
+            net = ls.networkCopy();
+        } else {
+            throw new IllegalArgumentException("linear oracle: cannot continue from a " + previous.kind() + " function");
+        }
         double[] w = BiasedLogisticProblem.flatDouble(net.getLayer(0).getParam("W"));
         Lbfgs.minimise(objective, w, gradTolerance, maxIterations, 10);
         DataType dt = net.params().dataType();

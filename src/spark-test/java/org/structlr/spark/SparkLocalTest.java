@@ -1,0 +1,96 @@
+package org.structlr.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.structlr.data.Dataset;
+import org.structlr.data.DenoisingGenerator;
+import org.structlr.learn.Checkpoint;
+import org.structlr.learn.IterationRecord;
+import org.structlr.learn.LearnListener;
+import org.structlr.learn.LearnSettings;
+import org.structlr.learn.LearnerState;
+import org.structlr.learn.OracleKind;
+import org.structlr.learn.StateSink;
+import org.structlr.learn.Training;
+
+/**
+ * The Spark learner on an embedded {@code local[2]} Spark gives the single-machine numbers: the
+ * objective of every iteration within 1e-5 (relative), the same training and test errors, and
+ * checkpoints that either learner resumes.
+ */
+class SparkLocalTest {
+    static Dataset data;
+    static final LearnSettings SETTINGS = new LearnSettings(4, 0.1, 10, 10, 3);
+
+    @TempDir
+    Path tmp;
+
+    @BeforeAll
+    static void data() {
+        data = new DenoisingGenerator().generate(4, 4, 32, 32, 17);
+    }
+
+    static Training.Outcome single(OracleKind u, OracleKind p) {
+        return Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE);
+    }
+
+    static Training.Outcome spark(String master, OracleKind u, OracleKind p, LearnerState from, StateSink sink) {
+        return new SparkTraining().train(master, data, u, p, SETTINGS, 1, LearnListener.NONE, from, sink);
+    }
+
+    /** Every iteration: objective within 1e-5 relative, identical errors. */
+    static void assertSameCurve(Training.Outcome expected, Training.Outcome actual) {
+        assertEquals(expected.curve().size(), actual.curve().size());
+        for (int k = 0; k < expected.curve().size(); k++) {
+            IterationRecord e = expected.curve().get(k), a = actual.curve().get(k);
+            assertEquals(e.objective(), a.objective(), 1e-5 * Math.abs(e.objective()), "objective, iteration " + e.iteration());
+            assertEquals(e.trainError(), a.trainError(), 0.0, "training error, iteration " + e.iteration());
+            assertEquals(e.testError(), a.testError(), 0.0, "test error, iteration " + e.iteration());
+        }
+    }
+
+    @Test
+    void linearLinearOnLocal2MatchesOneMachine() {
+        Training.Outcome one = single(OracleKind.LINEAR, OracleKind.LINEAR);
+        Training.Outcome two = spark("local[2]", OracleKind.LINEAR, OracleKind.LINEAR, null, StateSink.NONE);
+        assertSameCurve(one, two);
+        // learning happened: the errors fall below what the first iteration had
+        IterationRecord first = one.curve().get(0), last = one.curve().get(one.curve().size() - 1);
+        assertTrue(last.objective() < first.objective(), "the objective decreases");
+    }
+
+    /** Gathered classes (constant unary, zero pairwise) through the same stages. */
+    @Test
+    void constZeroOnLocal2MatchesOneMachine() {
+        assertSameCurve(single(OracleKind.CONST, OracleKind.ZERO), spark("local[2]", OracleKind.CONST, OracleKind.ZERO, null, StateSink.NONE));
+    }
+
+    /** A checkpoint the Spark run writes is one the single-machine learner resumes, and the reverse. */
+    @Test
+    void checkpointsCrossBetweenSparkAndOneMachine() throws IOException {
+        OracleKind u = OracleKind.LINEAR, p = OracleKind.LINEAR;
+        Training.Outcome one = single(u, p);
+        Path fromSpark = tmp.resolve("from-spark"), fromOne = tmp.resolve("from-one");
+        spark("local[2]", u, p, null, new SaveAt(2, fromSpark, u, p));
+        Training.Outcome resumedHere = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE, Checkpoint.load(fromSpark).state(), StateSink.NONE);
+        assertSameCurve(one, resumedHere);
+
+        Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE, null, new SaveAt(2, fromOne, u, p));
+        Training.Outcome resumedOnSpark = spark("local[2]", u, p, Checkpoint.load(fromOne).state(), StateSink.NONE);
+        assertSameCurve(one, resumedOnSpark);
+    }
+
+    /** Saves the state after one given iteration into a folder. */
+    record SaveAt(int at, Path dir, OracleKind u, OracleKind p) implements StateSink {
+        @Override public boolean wants(int iteration, int total) { return iteration == at; }
+        @Override public void accept(LearnerState s) throws IOException {
+            new Checkpoint(u, p, SETTINGS, 1, Training.dataHash(data), s).save(dir);
+        }
+    }
+}
