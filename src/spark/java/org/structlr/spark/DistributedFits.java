@@ -18,8 +18,8 @@ import org.structlr.oracle.ZeroScore;
  * training block, in block order (the single-machine row order): {@code type} -1 is the unary
  * type, t >= 0 the pairwise type t.
  *
- * <p>Linear: the mean biased logistic loss and its gradient are one {@code treeAggregate} per
- * L-BFGS evaluation (MLlib's own pattern; Spark's LogisticRegression has no per-row offset), the
+ * <p>Linear: the mean biased logistic loss and its gradient are one Spark job per L-BFGS evaluation,
+ * summed on the driver in block order ({@link #sumInBlockOrder}; MLlib's pattern otherwise; Spark's LogisticRegression has no per-row offset), the
  * L-BFGS itself is the single-machine oracle's, on the driver. Zero: nothing to fit. Every other
  * class (constant, MLP, boosted trees, CNN): the rows are gathered on the driver and fitted by the
  * single-machine oracle (not yet distributed; see docs/wave2/spark.md).
@@ -38,8 +38,7 @@ final class DistributedFits {
         double n = rowCount(train, type);
         return oracle.fit(d, c, DataType.FLOAT, previous, (w, grad) -> {
             // sum over blocks of [loss, X^T (softmax(XW + B) - Y)], then the means
-            double[] sums = train.treeAggregate(new double[1 + d * c],
-                    (acc, b) -> add(acc, lossAndGradient(b, type, w, d, c)), DistributedFits::add);
+            double[] sums = sumInBlockOrder(train.map(b -> new Indexed(b.index, lossAndGradient(b, type, w, d, c))).collect());
             for (int k = 0; k < d * c; k++) grad[k] = sums[1 + k] / n;
             return sums[0] / n;
         });
@@ -49,9 +48,24 @@ final class DistributedFits {
         return train.map(b -> (double) labels(b.batch(), type).length).reduce(Double::sum);
     }
 
-    private static double[] add(double[] a, double[] b) {
-        for (int k = 0; k < a.length; k++) a[k] += b[k];
-        return a;
+    /** A block's partial sums, tagged with the block. */
+    record Indexed(int block, double[] values) implements java.io.Serializable {}
+
+    /**
+     * The sum of the blocks' partial sums, added in block order on the driver. Not Spark's
+     * treeAggregate or reduce: they add task results in the order tasks finish, so the last bits of
+     * a sum (and then every later iteration) would depend on timing and on which executor died;
+     * this way a rerun or a recomputed partition gives the same model bit for bit. The driver
+     * receives one vector per block (the linear class's D * C gradient: small).
+     */
+    static double[] sumInBlockOrder(List<Indexed> parts) {
+        List<Indexed> sorted = parts.stream().sorted((a, b) -> Integer.compare(a.block(), b.block())).toList();
+        double[] s = sorted.get(0).values().clone();
+        for (int p = 1; p < sorted.size(); p++) {
+            double[] v = sorted.get(p).values();
+            for (int k = 0; k < s.length; k++) s[k] += v[k];
+        }
+        return s;
     }
 
     /** The summed loss and gradient of one block's rows: the loop of LinearOracle.fit, without the division by N. */

@@ -93,7 +93,7 @@ final class SparkLearner {
             JavaRDD<Block> next = persist(swept.map(b -> BlockSteps.afterPairFit(b, afterPair.value().unary(), afterPair.value().pair(),
                     eps, sweeps, evalSweeps, wanted)));
             cached.add(next);
-            double[] s = next.map(b -> b.stats).reduce(SparkLearner::add);
+            double[] s = DistributedFits.sumInBlockOrder(next.map(b -> new DistributedFits.Indexed(b.index, b.stats)).collect());
             long t4 = System.nanoTime();
             // the final sweeps, the evaluation and the stats are one stage: its time counts as message passing
             fitNs += (t1 - t0) + (t3 - t2);
@@ -143,12 +143,6 @@ final class SparkLearner {
 
     private static JavaRDD<Block> persist(JavaRDD<Block> r) {
         return r.persist(StorageLevel.MEMORY_ONLY());
-    }
-
-    private static double[] add(double[] a, double[] b) {
-        double[] s = a.clone();
-        for (int k = 0; k < s.length; k++) s[k] += b[k];
-        return s;
     }
 
     /** What the driver collects of a block at a lineage cut or a checkpoint: its states, no examples. */
