@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "train", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Train a CRF on an .npz data set (DIR/train, DIR/test) by alternating oracle fits and message passing.")
 final class TrainCommand implements Callable<Integer> {
-    @Option(names = "--data", required = true, paramLabel = "DIR", description = "Data set folder with train/ and test/ .npz files.")
+    @Option(names = "--data", required = true, paramLabel = "DIR", converter = PathConverter.class,
+            description = "Data set folder with train/ and test/ .npz files (a path or a file: URI).")
     Path data;
 
     @Option(names = "--unary", defaultValue = "linear", converter = OracleKindConverter.class, paramLabel = "KIND",
@@ -43,7 +44,8 @@ final class TrainCommand implements Callable<Integer> {
     @Mixin
     LearningOptions learning;
 
-    @Option(names = "--output", paramLabel = "MODEL", description = "Folder to save the trained model in.")
+    @Option(names = "--output", paramLabel = "MODEL", converter = PathConverter.class,
+            description = "Folder to save the trained model in (a path or a file: URI).")
     Path output;
 
     @Option(names = "--report", paramLabel = "FILE.json", description = "Learning curve and final errors as JSON.")

@@ -168,16 +168,19 @@ class SparkClusterTest {
         assertFalse(Files.exists(model), "no model written");
     }
 
-    /** The command line on the cluster (constant and zero classes: a few Spark jobs per iteration): the single-machine final line. */
+    /**
+     * The command line on the cluster with file: URIs for data and model (constant and zero classes:
+     * a few Spark jobs per iteration): the single-machine final line.
+     */
     @Test
     @Order(5)
     void trainOnTheClusterFromTheCommandLine() throws IOException {
         Path data = tmp.resolve("cli-data");
         new DenoisingGenerator().generateTo(data, 2, 2, 16, 16, 9);
         Path model = tmp.resolve("cli-model");
-        String[] common = {"train", "--data", data.toString(), "--unary", "const", "--pairwise", "zero", "--iterations", "2",
+        String[] common = {"train", "--data", data.toUri().toString(), "--unary", "const", "--pairwise", "zero", "--iterations", "2",
                 "--sweeps", "5", "--eval-sweeps", "5", "--quiet"};
-        Run r = cli(concat(common, "--spark", cluster.url(), "--output", model.toString()));
+        Run r = cli(concat(common, "--spark", cluster.url(), "--output", model.toUri().toString()));
         assertEquals(Main.EXIT_OK, r.code(), r.err());
         Run local = cli(common);
         assertEquals(Main.EXIT_OK, local.code(), local.err());
