@@ -37,7 +37,7 @@ run org.structlr.cli.Main "${TRAIN[@]}" --spark 'local[2]' --report "$OUT/local2
 
 # the standalone cluster: executors get this classpath and the same flags
 PORT=7177; UI=8180
-SPARK_ENV=(env SPARK_HOME="$PWD/$OUT/spark-home" SPARK_TESTING=1 SPARK_SCALA_VERSION=2.12 OMP_NUM_THREADS=1)
+SPARK_ENV=(env SPARK_HOME="$PWD/$OUT/spark-home" SPARK_TESTING=1 SPARK_SCALA_VERSION=2.12 SPARK_LOCAL_IP=127.0.0.1 OMP_NUM_THREADS=1)
 mkdir -p "$OUT/spark-home" "$OUT/w0" "$OUT/w1"
 "${SPARK_ENV[@]}" java $FLAGS -Xmx512m -cp "$CP" org.apache.spark.deploy.master.Master --host 127.0.0.1 --port $PORT --webui-port $UI \
     >"$OUT/master.log" 2>&1 & MASTER=$!

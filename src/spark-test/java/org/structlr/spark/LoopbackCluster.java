@@ -91,6 +91,7 @@ final class LoopbackCluster implements AutoCloseable {
         pb.environment().put("SPARK_TESTING", "1");
         pb.environment().put("SPARK_SCALA_VERSION", "2.12");
         pb.environment().put("OMP_NUM_THREADS", "1");
+        pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
         return pb.start();
     }
 

@@ -59,6 +59,9 @@ final class SparkLearner {
         if (from != null && from.iteration() > settings.iterations()) {
             throw new IllegalArgumentException("cannot continue from iteration " + from.iteration() + " to " + settings.iterations());
         }
+        if (from != null && settings.evalSweeps() > 0 && (from.trainEvalMessages() == null || (!test.isEmpty() && from.testEvalMessages() == null))) {
+            throw new IllegalArgumentException("the state lacks the messages of the evaluation engines");
+        }
         double eps = settings.eps();
         int sweeps = settings.sweepsPerFit(), evalSweeps = settings.evalSweeps();
         Layout layout = new Layout(train, test, L, pairTypes, partitions);
@@ -126,7 +129,7 @@ final class SparkLearner {
                 cached = new ArrayList<>(List.of(fresh));
                 for (Broadcast<?> b : live) b.destroy();
                 live.clear();
-                evalNs += System.nanoTime() - t5;
+                evalNs += System.nanoTime() - t5;     // as on one machine, saving the state counts as evaluation
             }
             listener.onIteration(rec, settings.iterations());
         }
@@ -219,7 +222,6 @@ final class SparkLearner {
                 edgeAt[split] += edges;
                 INDArray m = b.test ? from.testEvalMessages() : from.trainMessages();
                 INDArray ev = b.test ? null : from.trainEvalMessages();
-                if (b.test && m == null && edges > 0) throw new IllegalArgumentException("the state lacks the messages of the test-set evaluation");
                 out.add(new Block(b.index, b.test, b.firstExample, b.examples, L, b.pairTypes, null, null, null, null,
                         slice(b.test ? null : m, lo, edges), b.test ? slice(m, lo, edges) : slice(ev, lo, edges), null));
             }
