@@ -71,6 +71,20 @@ class SparkLocalTest {
         assertSameCurve(single(OracleKind.CONST, OracleKind.ZERO), spark("local[2]", OracleKind.CONST, OracleKind.ZERO, null, StateSink.NONE));
     }
 
+    /**
+     * The gathered network and tree classes (MLP unary, boosted-tree pairwise), two iterations: the
+     * executors score with functions restored from their saved bytes, so this also shows that the
+     * broadcast form scores exactly as the fitted function.
+     */
+    @Test
+    void mlpBoostOnLocal2MatchesOneMachine() {
+        LearnSettings two = new LearnSettings(2, SETTINGS.eps(), SETTINGS.sweepsPerFit(), SETTINGS.evalSweeps(), SETTINGS.seed());
+        Training.Outcome one = Training.train(data, OracleKind.MLP, OracleKind.BOOST, two, 1, LearnListener.NONE);
+        Training.Outcome spark = new SparkTraining().train("local[2]", data, OracleKind.MLP, OracleKind.BOOST, two, 1, LearnListener.NONE,
+                null, StateSink.NONE);
+        assertSameCurve(one, spark);
+    }
+
     /** A checkpoint the Spark run writes is one the single-machine learner resumes, and the reverse. */
     @Test
     void checkpointsCrossBetweenSparkAndOneMachine() throws IOException {
