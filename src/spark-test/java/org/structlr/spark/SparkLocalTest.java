@@ -55,14 +55,24 @@ class SparkLocalTest {
         }
     }
 
+    /**
+     * (linear, linear): the curves agree, and a checkpoint either learner writes after iteration 2
+     * is one the other resumes to the uninterrupted run's numbers.
+     */
     @Test
-    void linearLinearOnLocal2MatchesOneMachine() {
-        Training.Outcome one = single(OracleKind.LINEAR, OracleKind.LINEAR);
-        Training.Outcome two = spark("local[2]", OracleKind.LINEAR, OracleKind.LINEAR, null, StateSink.NONE);
+    void linearLinearOnLocal2MatchesOneMachineAndCheckpointsCross() {
+        OracleKind u = OracleKind.LINEAR, p = OracleKind.LINEAR;
+        Path fromSpark = tmp.resolve("from-spark"), fromOne = tmp.resolve("from-one");
+        Training.Outcome one = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE, null, new SaveAt(2, fromOne, u, p));
+        Training.Outcome two = spark("local[2]", u, p, null, new SaveAt(2, fromSpark, u, p));
         assertSameCurve(one, two);
-        // learning happened: the errors fall below what the first iteration had
         IterationRecord first = one.curve().get(0), last = one.curve().get(one.curve().size() - 1);
         assertTrue(last.objective() < first.objective(), "the objective decreases");
+
+        Training.Outcome resumedHere = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE, Checkpoint.load(fromSpark).state(), StateSink.NONE);
+        assertSameCurve(one, resumedHere);
+        Training.Outcome resumedOnSpark = spark("local[2]", u, p, Checkpoint.load(fromOne).state(), StateSink.NONE);
+        assertSameCurve(one, resumedOnSpark);
     }
 
     /** Gathered classes (constant unary, zero pairwise) through the same stages. */
@@ -83,21 +93,6 @@ class SparkLocalTest {
         Training.Outcome spark = new SparkTraining().train("local[2]", data, OracleKind.MLP, OracleKind.BOOST, two, 1, LearnListener.NONE,
                 null, StateSink.NONE);
         assertSameCurve(one, spark);
-    }
-
-    /** A checkpoint the Spark run writes is one the single-machine learner resumes, and the reverse. */
-    @Test
-    void checkpointsCrossBetweenSparkAndOneMachine() throws IOException {
-        OracleKind u = OracleKind.LINEAR, p = OracleKind.LINEAR;
-        Training.Outcome one = single(u, p);
-        Path fromSpark = tmp.resolve("from-spark"), fromOne = tmp.resolve("from-one");
-        spark("local[2]", u, p, null, new SaveAt(2, fromSpark, u, p));
-        Training.Outcome resumedHere = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE, Checkpoint.load(fromSpark).state(), StateSink.NONE);
-        assertSameCurve(one, resumedHere);
-
-        Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE, null, new SaveAt(2, fromOne, u, p));
-        Training.Outcome resumedOnSpark = spark("local[2]", u, p, Checkpoint.load(fromOne).state(), StateSink.NONE);
-        assertSameCurve(one, resumedOnSpark);
     }
 
     /** Saves the state after one given iteration into a folder. */

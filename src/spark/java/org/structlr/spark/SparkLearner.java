@@ -75,10 +75,9 @@ final class SparkLearner {
         long start = System.nanoTime() - (from == null ? 0 : Math.round(from.seconds() * 1e9));
 
         List<Broadcast<?>> live = new ArrayList<>();
-        Broadcast<Functions> fns = broadcast(live, unary, pair);
-        Broadcast<Functions> startFns = fns;
-        JavaRDD<Block> blocks = persist(sc.parallelize(layout.blocks(from), layout.size())
-                .map(b -> BlockSteps.start(b, startFns.value().unary(), startFns.value().pair(), eps)));
+        Broadcast<Functions> startFns = broadcast(live, unary, pair);
+        List<Broadcast<Block>> data = layout.broadcast(sc, from);
+        JavaRDD<Block> blocks = persist(layout.indices(sc).map(i -> BlockSteps.start(data.get(i).value(), startFns.value().unary(), startFns.value().pair(), eps)));
         List<JavaRDD<Block>> cached = new ArrayList<>(List.of(blocks));
         for (int it = from == null ? 1 : from.iteration() + 1; it <= settings.iterations(); it++) {
             long t0 = System.nanoTime();
@@ -121,20 +120,27 @@ final class SparkLearner {
                         throw new UncheckedIOException("cannot save the learner's state after iteration " + it + ": " + e.getMessage(), e);
                     }
                 }
-                // cut the lineage: new blocks from the collected states
-                JavaRDD<Block> fresh = persist(sc.parallelize(layout.rebuild(states), layout.size()));
+                // cut the lineage: new blocks from the examples and the collected states (the previous states' broadcasts go)
+                for (Broadcast<?> b : live) b.destroy();
+                live.clear();
+                List<Broadcast<Saved>> saved = new ArrayList<>();
+                for (Saved st : states.stream().sorted((a, b) -> Integer.compare(a.index(), b.index())).toList()) {
+                    Broadcast<Saved> b = sc.broadcast(new Saved(st.index(), st.state(), st.evalState(), st.unaryBias(), null, null));
+                    saved.add(b);
+                    live.add(b);
+                }
+                JavaRDD<Block> fresh = persist(layout.indices(sc).map(i -> Layout.rebuild(data.get(i).value(), saved.get(i).value())));
                 fresh.count();
                 blocks.unpersist(false);
                 blocks = fresh;
                 cached = new ArrayList<>(List.of(fresh));
-                for (Broadcast<?> b : live) b.destroy();
-                live.clear();
                 evalNs += System.nanoTime() - t5;     // as on one machine, saving the state counts as evaluation
             }
             listener.onIteration(rec, settings.iterations());
         }
         for (JavaRDD<Block> r : cached) r.unpersist(false);
         for (Broadcast<?> b : live) b.destroy();
+        for (Broadcast<?> b : data) b.destroy();
         return new AlternatingLearner.Result(unary, pair, curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9);
     }
 
@@ -210,8 +216,28 @@ final class SparkLearner {
             return empty.size();
         }
 
+        /**
+         * One broadcast per block of its examples (and, when resuming, its slices of the saved
+         * messages). Not {@code parallelize(blocks)}: a parallelized collection's partitions carry
+         * their elements, and every task of every later stage and fit serialises its partition, so
+         * each L-BFGS evaluation would ship the data again. A broadcast is fetched once per executor
+         * that needs it and stays on the driver for recomputing lost partitions.
+         */
+        List<Broadcast<Block>> broadcast(JavaSparkContext sc, LearnerState from) {
+            List<Broadcast<Block>> out = new ArrayList<>();
+            for (Block b : blocks(from)) out.add(sc.broadcast(b));
+            return out;
+        }
+
+        /** Block indices 0..size-1, one per partition: what the stages map over. */
+        JavaRDD<Integer> indices(JavaSparkContext sc) {
+            List<Integer> ids = new ArrayList<>();
+            for (int i = 0; i < empty.size(); i++) ids.add(i);
+            return sc.parallelize(ids, ids.size());
+        }
+
         /** The blocks to start from: empty, or carrying the slices of a resumed state's messages. */
-        List<Block> blocks(LearnerState from) {
+        private List<Block> blocks(LearnerState from) {
             if (from == null) return empty;
             List<Block> out = new ArrayList<>();
             int[] edgeAt = new int[2];
@@ -233,15 +259,9 @@ final class SparkLearner {
             return m.get(org.nd4j.linalg.indexing.NDArrayIndex.interval(lo, lo + edges)).castTo(DataType.FLOAT).dup('c').reshape(-1).toFloatVector();
         }
 
-        /** Blocks with the collected states, in block order. */
-        List<Block> rebuild(List<Saved> states) {
-            List<Block> out = new ArrayList<>(empty);
-            for (Saved s : states) {
-                Block e = empty.get(s.index());
-                out.set(s.index(), new Block(e.index, e.test, e.firstExample, e.examples, L, e.pairTypes, s.state(), s.evalState(), s.unaryBias(),
-                        null, null, null, null));
-            }
-            return out;
+        /** A block with collected states (the resume messages of the start dropped; the executor's batch kept). */
+        static Block rebuild(Block e, Saved s) {
+            return e.with(s.state(), s.evalState(), s.unaryBias(), null);
         }
 
         /** [training, training evaluation, test evaluation] messages [E, 2, L] of the whole sets (null where no engine). */
