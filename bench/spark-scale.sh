@@ -23,7 +23,7 @@ done
 # Spark is `provided` in structlr-spark.jar (spark-submit brings it); without a Spark distribution
 # the Maven classpath of the -Pspark build stands in for it.
 mvn -B -q -o -Pspark dependency:build-classpath -Dmdep.outputFile=target/spark/classpath.txt >/dev/null
-CP="target/structlr-spark.jar:$(cat target/spark/classpath.txt)"
+CP="$PWD/target/structlr-spark.jar:$(cat target/spark/classpath.txt)"
 run() { java $FLAGS -Xmx4g -cp "$CP" "$@"; }
 
 if [ ! -d "$OUT/gen/data/train" ]; then
