@@ -9,6 +9,7 @@ import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
 import org.structlr.learn.Checkpoint;
 import org.structlr.learn.Checkpointer;
+import org.structlr.learn.ClusterTraining;
 import org.structlr.learn.IterationRecord;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.LearningReport;
@@ -24,7 +25,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "train", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Train a CRF on an .npz data set (DIR/train, DIR/test) by alternating oracle fits and message passing.")
 final class TrainCommand implements Callable<Integer> {
-    @Option(names = "--data", required = true, paramLabel = "DIR", description = "Data set folder with train/ and test/ .npz files.")
+    @Option(names = "--data", required = true, paramLabel = "DIR", converter = PathConverter.class,
+            description = "Data set folder with train/ and test/ .npz files (a path or a file: URI).")
     Path data;
 
     @Option(names = "--unary", defaultValue = "linear", converter = FunctionClassConverter.class, completionCandidates = FunctionClassConverter.Names.class, paramLabel = "KIND",
@@ -44,7 +46,8 @@ final class TrainCommand implements Callable<Integer> {
     @Mixin
     ScheduleOptions schedule;
 
-    @Option(names = "--output", paramLabel = "MODEL", description = "Folder to save the trained model in.")
+    @Option(names = "--output", paramLabel = "MODEL", converter = PathConverter.class,
+            description = "Folder to save the trained model in (a path or a file: URI).")
     Path output;
 
     @Option(names = "--report", paramLabel = "FILE.json", description = "Learning curve and final errors as JSON.")
@@ -68,6 +71,12 @@ final class TrainCommand implements Callable<Integer> {
                     + " the threads unless --threads is given; --iterations sets the new total (default: the checkpoint's)."
                     + " The result equals an uninterrupted run's with the same options.")
     Path resume;
+
+    @Option(names = "--spark", paramLabel = "MASTER",
+            description = "Train on Apache Spark: local[N] runs an embedded Spark with N threads, spark://HOST:PORT a standalone cluster"
+                    + " (or run the -Pspark build's jar with spark-submit and give its master). Only in the -Pspark build;"
+                    + " the same numbers as without it.")
+    String spark;
 
     @Mixin
     CommonOptions common;
@@ -94,6 +103,7 @@ final class TrainCommand implements Callable<Integer> {
         if (output != null && Files.isDirectory(output) && !Files.isRegularFile(output.resolve(CrfModel.MANIFEST))) {
             throw new BadInputException(output, "cannot write --output: exists and is not a structlr model folder; not overwriting it");
         }
+        ClusterTraining cluster = spark == null ? null : ClusterTraining.find("--spark");
         int threads = common.apply();
         Dataset ds = Dataset.load(data);
         Training.checkApplicable(ds, unary, pairwise);
@@ -106,7 +116,8 @@ final class TrainCommand implements Callable<Integer> {
         Training.Outcome out;
         try (TrainingProgress progress = new TrainingProgress("train " + unary + "/" + pairwise, iterations, common.quiet)) {
             if (from != null) progress.skip(from.state().iteration());
-            out = Training.train(ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink);
+            out = cluster == null ? Training.train(ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink)
+                    : cluster.train(spark, ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink);
         }
         write(out, output, report, csv, spec.commandLine().getOut());
         return Main.EXIT_OK;

@@ -95,6 +95,17 @@ public final class Training {
             for (Oracle o : pairOracles) closeQuietly(o);
             closeQuietly(unaryOracle);
         }
+        return outcome(data, unaryKind, pairKind, settings, from, r);
+    }
+
+    /**
+     * The trained model and its report from a learner's result: what {@link #train} returns, shared
+     * with learners that run elsewhere (the Spark learner of the {@code -Pspark} build).
+     */
+    public static Outcome outcome(Dataset data, String unaryKind, String pairKind, LearnSettings settings,
+                                  LearnerState from, AlternatingLearner.Result r) {
+        List<String> types = pairTypeNames(data.numPairTypes());
+        int L = data.numLabels();
         // A type never fitted (0 iterations) is the zero function.
         ScoreFunction unary = r.unary() != null ? r.unary() : new ZeroScore(L);
         List<ScoreFunction> pair = new ArrayList<>();

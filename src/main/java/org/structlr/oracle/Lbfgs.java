@@ -13,27 +13,27 @@ package org.structlr.oracle;
  * settled) thus costs a few steps rather than the many it takes to push the gradient down to a
  * tolerance that the loss can no longer resolve.
  */
-final class Lbfgs {
+public final class Lbfgs {
 
     /** f(w); writes the gradient into {@code grad}. */
-    interface Objective {
+    public interface Objective {
         double valueAndGradient(double[] w, double[] grad);
     }
 
     /** What a run did. */
-    record Result(int iterations, int evaluations, double value, double gradMax, boolean converged) {
+    public record Result(int iterations, int evaluations, double value, double gradMax, boolean converged) {
     }
 
     private Lbfgs() {
     }
 
     /** Minimises from {@code w} (updated in place) with the gradient test only (no decrease test). */
-    static Result minimise(Objective f, double[] w, double gradTolerance, int maxIterations, int memory) {
+    public static Result minimise(Objective f, double[] w, double gradTolerance, int maxIterations, int memory) {
         return minimise(f, w, gradTolerance, 0, maxIterations, memory);
     }
 
     /** Minimises from {@code w} (updated in place); see the class comment for when it stops. */
-    static Result minimise(Objective f, double[] w, double gradTolerance, double relDecrease, int maxIterations, int memory) {
+    public static Result minimise(Objective f, double[] w, double gradTolerance, double relDecrease, int maxIterations, int memory) {
         int m = w.length;
         double[] g = new double[m];
         double fx = f.valueAndGradient(w, g);

@@ -115,6 +115,27 @@ public final class LinearOracle implements IterativeOracle {
         return new LinearScore(net);
     }
 
+    /**
+     * The fit with the mean loss and its gradient computed elsewhere (the Spark learner sums them
+     * over partitions): warm start from {@code previous}, L-BFGS with this oracle's tolerances, W
+     * (row-major [d, c]) into a network of {@code dataType}.
+     */
+    public ScoreFunction fit(int d, int c, DataType dataType, ScoreFunction previous, Lbfgs.Objective objective) {
+        MultiLayerNetwork net;
+        if (previous == null || previous instanceof ZeroScore) {
+            net = newNetwork(d, c, dataType, seed);
+        } else if (previous instanceof LinearScore ls) {
+            net = ls.networkCopy();
+        } else {
+            throw new IllegalArgumentException("linear oracle: cannot continue from a " + previous.kind() + " function");
+        }
+        double[] w = BiasedLogisticProblem.flatDouble(net.getLayer(0).getParam("W"));
+        lastFit = Lbfgs.minimise(objective, w, gradTolerance, relDecrease, maxIterations, 10);
+        DataType dt = net.params().dataType();
+        net.getLayer(0).setParam("W", Nd4j.create(w, new long[]{d, c}, DataType.DOUBLE).castTo(dt));
+        return new LinearScore(net);
+    }
+
     /** L-BFGS iterations and loss evaluations of the last fit, {0, 0} before any (diagnostics). */
     public int[] lastFitCounts() {
         Lbfgs.Result r = lastFit;

@@ -26,7 +26,6 @@ import org.structlr.learn.AlternatingLearner;
 import org.structlr.learn.IterationRecord;
 import org.structlr.model.ExampleBatch;
 import org.structlr.learn.LearnSettings;
-import org.structlr.learn.OracleKind;
 import org.structlr.learn.Training;
 
 class FcnOracleTest {
@@ -316,8 +315,8 @@ class FcnOracleTest {
         }
         Dataset noShapes = Dataset.of(flat, List.of(), List.of());
         assertThrows(org.structlr.data.BadInputException.class,
-                () -> Training.checkApplicable(noShapes, OracleKind.FCN, OracleKind.ZERO));
-        Training.checkApplicable(data, OracleKind.FCN, OracleKind.FCN);
+                () -> Training.checkApplicable(noShapes, "fcn", "zero"));
+        Training.checkApplicable(data, "fcn", "fcn");
     }
 
     private static double last(List<IterationRecord> curve) {

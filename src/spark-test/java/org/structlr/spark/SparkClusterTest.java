@@ -1,0 +1,197 @@
+package org.structlr.spark;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.structlr.cli.Main;
+import org.structlr.data.DenoisingGenerator;
+import org.structlr.learn.IterationRecord;
+import org.structlr.learn.LearnListener;
+import org.structlr.learn.LearnSettings;
+import org.structlr.learn.StateSink;
+import org.structlr.learn.Training;
+import org.structlr.model.ExampleBatch;
+
+/**
+ * The Spark learner on a standalone cluster of two workers on the loopback interface, started by
+ * the test ({@link LoopbackCluster}): the single-machine numbers, a worker killed during training
+ * changing nothing, and bad input refused with one clear error before anything is written.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SparkClusterTest {
+    @TempDir
+    static Path tmp;
+    static LoopbackCluster cluster;
+    static Training.Outcome undisturbed;
+
+    @BeforeAll
+    static void startCluster() throws IOException, InterruptedException {
+        SparkLocalTest.data();
+        cluster = new LoopbackCluster(Files.createDirectories(tmp.resolve("cluster")), 2);
+        for (Map.Entry<String, String> e : cluster.driverProperties().entrySet()) System.setProperty(e.getKey(), e.getValue());
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            for (String k : cluster.driverProperties().keySet()) System.clearProperty(k);
+            cluster.close();
+        }
+    }
+
+    /** Two iterations: each linear fit is one Spark job per L-BFGS evaluation, which costs most of a run's time here. */
+    static final LearnSettings SETTINGS = new LearnSettings(2, 0.1, 10, 10, 3);
+
+    static Training.Outcome onCluster(LearnListener listener) {
+        return new SparkTraining().train(cluster.url(), SparkLocalTest.data, "linear", "linear",
+                SETTINGS, 1, listener, null, StateSink.NONE);
+    }
+
+    @Test
+    @Order(1)
+    void linearLinearOnTwoWorkersMatchesOneMachine() {
+        undisturbed = onCluster(LearnListener.NONE);
+        SparkLocalTest.assertSameCurve(Training.train(SparkLocalTest.data, "linear", "linear", SETTINGS, 1, LearnListener.NONE), undisturbed);
+    }
+
+    /**
+     * A worker (and with it its executor and the partitions cached there) killed while iteration 2
+     * runs: Spark reruns the lost tasks from the lineage and the run ends with the undisturbed
+     * run's model, bit for bit.
+     */
+    @Test
+    @Order(9)
+    void workerKilledDuringAnIterationChangesNothing() throws InterruptedException {
+        if (undisturbed == null) undisturbed = onCluster(LearnListener.NONE);
+        Thread[] killer = new Thread[1];
+        Training.Outcome disturbed = onCluster((rec, total) -> {
+            if (rec.iteration() == 1) {
+                killer[0] = new Thread(() -> {
+                    try {
+                        Thread.sleep(300);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    cluster.killWorker(1);
+                });
+                killer[0].start();
+            }
+        });
+        killer[0].join();
+        assertEquals(undisturbed.curve().size(), disturbed.curve().size());
+        for (int k = 0; k < undisturbed.curve().size(); k++) {
+            IterationRecord a = undisturbed.curve().get(k), b = disturbed.curve().get(k);
+            assertEquals(a.objective(), b.objective(), 0.0, "objective, iteration " + a.iteration());
+            assertEquals(a.trainError(), b.trainError(), 0.0);
+            assertEquals(a.testError(), b.testError(), 0.0);
+        }
+        var data = SparkLocalTest.data;
+        ExampleBatch batch = new ExampleBatch(data.train(), data.numLabels(), Training.pairTypeNames(data.numPairTypes()));
+        assertArrayEquals(scores(undisturbed, batch, -1), scores(disturbed, batch, -1), "unary function");
+        for (int t = 0; t < data.numPairTypes(); t++) assertArrayEquals(scores(undisturbed, batch, t), scores(disturbed, batch, t), "pairwise type " + t);
+    }
+
+    /** The function's scores on the training rows: -1 the unary type, t the pairwise type t. */
+    private static float[] scores(Training.Outcome o, ExampleBatch batch, int type) {
+        INDArray s = type >= 0 ? o.model().pair().get(type).scores(batch.pairFeatures(type)) : o.model().unary().scores(batch.unaryFeatures());
+        return s.reshape(-1).toFloatVector();
+    }
+
+    record Run(int code, String out, String err) {}
+
+    static Run cli(String... args) {
+        StringWriter out = new StringWriter(), err = new StringWriter();
+        int code = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    @Order(2)
+    void brokenNpzAmongGoodOnesIsOneErrorNamingIt() throws IOException {
+        Path data = tmp.resolve("broken");
+        new DenoisingGenerator().generateTo(data, 12, 2, 8, 8, 5);
+        Path bad;
+        try (var s = Files.list(data.resolve("train"))) {
+            bad = s.sorted().toList().get(7);
+        }
+        Files.write(bad, new byte[] {'P', 'K', 3, 4, 0, 0});        // a truncated zip
+        Path model = tmp.resolve("broken-model");
+        Run r = cli("train", "--data", data.toString(), "--spark", cluster.url(), "--iterations", "1", "--output", model.toString(), "--quiet");
+        assertEquals(Main.EXIT_USAGE, r.code(), r.err());
+        assertTrue(r.err().startsWith("error: " + bad), r.err());
+        assertEquals(1, r.err().lines().filter(l -> l.startsWith("error:")).count(), r.err());
+        assertFalse(Files.exists(model), "no model written");
+    }
+
+    @Test
+    @Order(3)
+    void missingDataPathIsOneErrorNamingIt() {
+        Path missing = tmp.resolve("no-such-data");
+        Path model = tmp.resolve("missing-model");
+        Run r = cli("train", "--data", missing.toString(), "--spark", cluster.url(), "--iterations", "1", "--output", model.toString(), "--quiet");
+        assertEquals(Main.EXIT_USAGE, r.code(), r.err());
+        assertTrue(r.err().startsWith("error: " + missing), r.err());
+        assertFalse(Files.exists(model), "no model written");
+    }
+
+    @Test
+    @Order(4)
+    void unreachableMasterIsOneErrorNamingTheAddress() throws IOException {
+        Path data = tmp.resolve("good");
+        new DenoisingGenerator().generateTo(data, 2, 1, 8, 8, 5);
+        int closed;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        String master = "spark://127.0.0.1:" + closed;
+        Path model = tmp.resolve("unreachable-model");
+        Run r = cli("train", "--data", data.toString(), "--spark", master, "--iterations", "1", "--output", model.toString(), "--quiet");
+        assertEquals(Main.EXIT_USAGE, r.code(), r.err());
+        assertTrue(r.err().startsWith("error: --spark " + master + ": cannot reach the Spark master"), r.err());
+        assertFalse(Files.exists(model), "no model written");
+    }
+
+    /**
+     * The command line on the cluster with file: URIs for data and model (constant and zero classes:
+     * a few Spark jobs per iteration): the single-machine final line.
+     */
+    @Test
+    @Order(5)
+    void trainOnTheClusterFromTheCommandLine() throws IOException {
+        Path data = tmp.resolve("cli-data");
+        new DenoisingGenerator().generateTo(data, 2, 2, 16, 16, 9);
+        Path model = tmp.resolve("cli-model");
+        String[] common = {"train", "--data", data.toUri().toString(), "--unary", "const", "--pairwise", "zero", "--iterations", "2",
+                "--sweeps", "5", "--eval-sweeps", "5", "--quiet"};
+        Run r = cli(concat(common, "--spark", cluster.url(), "--output", model.toUri().toString()));
+        assertEquals(Main.EXIT_OK, r.code(), r.err());
+        Run local = cli(common);
+        assertEquals(Main.EXIT_OK, local.code(), local.err());
+        // the final line: iteration, objective (5 decimals), errors; the seconds differ
+        assertEquals(local.out().lines().findFirst().orElseThrow().replaceAll("\\s+[0-9.]+ s$", ""),
+                r.out().lines().findFirst().orElseThrow().replaceAll("\\s+[0-9.]+ s$", ""));
+        assertTrue(Files.isDirectory(model));
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+}

@@ -1,0 +1,104 @@
+package org.structlr.spark;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.structlr.data.Dataset;
+import org.structlr.data.DenoisingGenerator;
+import org.structlr.learn.Checkpoint;
+import org.structlr.learn.IterationRecord;
+import org.structlr.learn.LearnListener;
+import org.structlr.learn.LearnSettings;
+import org.structlr.learn.LearnerState;
+import org.structlr.learn.StateSink;
+import org.structlr.learn.Training;
+
+/**
+ * The Spark learner on an embedded {@code local[2]} Spark gives the single-machine numbers: the
+ * objective of every iteration within 1e-5 (relative), the same training and test errors, and
+ * checkpoints that either learner resumes.
+ */
+class SparkLocalTest {
+    static Dataset data;
+    static final LearnSettings SETTINGS = new LearnSettings(4, 0.1, 10, 10, 3);
+
+    @TempDir
+    Path tmp;
+
+    @BeforeAll
+    static void data() {
+        data = new DenoisingGenerator().generate(4, 4, 32, 32, 17);
+    }
+
+    static Training.Outcome single(String u, String p) {
+        return Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE);
+    }
+
+    static Training.Outcome spark(String master, String u, String p, LearnerState from, StateSink sink) {
+        return new SparkTraining().train(master, data, u, p, SETTINGS, 1, LearnListener.NONE, from, sink);
+    }
+
+    /** Every iteration: objective within 1e-5 relative, identical errors. */
+    static void assertSameCurve(Training.Outcome expected, Training.Outcome actual) {
+        assertEquals(expected.curve().size(), actual.curve().size());
+        for (int k = 0; k < expected.curve().size(); k++) {
+            IterationRecord e = expected.curve().get(k), a = actual.curve().get(k);
+            assertEquals(e.objective(), a.objective(), 1e-5 * Math.abs(e.objective()), "objective, iteration " + e.iteration());
+            assertEquals(e.trainError(), a.trainError(), 0.0, "training error, iteration " + e.iteration());
+            assertEquals(e.testError(), a.testError(), 0.0, "test error, iteration " + e.iteration());
+        }
+    }
+
+    /**
+     * (linear, linear): the curves agree, and a checkpoint either learner writes after iteration 2
+     * is one the other resumes to the uninterrupted run's numbers.
+     */
+    @Test
+    void linearLinearOnLocal2MatchesOneMachineAndCheckpointsCross() {
+        String u = "linear", p = "linear";
+        Path fromSpark = tmp.resolve("from-spark"), fromOne = tmp.resolve("from-one");
+        Training.Outcome one = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE, null, new SaveAt(2, fromOne, u, p));
+        Training.Outcome two = spark("local[2]", u, p, null, new SaveAt(2, fromSpark, u, p));
+        assertSameCurve(one, two);
+        IterationRecord first = one.curve().get(0), last = one.curve().get(one.curve().size() - 1);
+        assertTrue(last.objective() < first.objective(), "the objective decreases");
+
+        Training.Outcome resumedHere = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE, Checkpoint.load(fromSpark).state(), StateSink.NONE);
+        assertSameCurve(one, resumedHere);
+        Training.Outcome resumedOnSpark = spark("local[2]", u, p, Checkpoint.load(fromOne).state(), StateSink.NONE);
+        assertSameCurve(one, resumedOnSpark);
+    }
+
+    /** Gathered classes (constant unary, zero pairwise) through the same stages. */
+    @Test
+    void constZeroOnLocal2MatchesOneMachine() {
+        assertSameCurve(single("const", "zero"), spark("local[2]", "const", "zero", null, StateSink.NONE));
+    }
+
+    /**
+     * The gathered network and tree classes (MLP unary, boosted-tree pairwise), two iterations: the
+     * executors score with functions restored from their saved bytes, so this also shows that the
+     * broadcast form scores exactly as the fitted function.
+     */
+    @Test
+    void mlpBoostOnLocal2MatchesOneMachine() {
+        LearnSettings two = new LearnSettings(2, SETTINGS.eps(), SETTINGS.sweepsPerFit(), SETTINGS.evalSweeps(), SETTINGS.seed());
+        Training.Outcome one = Training.train(data, "mlp", "boost", two, 1, LearnListener.NONE);
+        Training.Outcome spark = new SparkTraining().train("local[2]", data, "mlp", "boost", two, 1, LearnListener.NONE,
+                null, StateSink.NONE);
+        assertSameCurve(one, spark);
+    }
+
+    /** Saves the state after one given iteration into a folder. */
+    record SaveAt(int at, Path dir, String u, String p) implements StateSink {
+        @Override public boolean wants(int iteration, int total) { return iteration == at; }
+        @Override public void accept(LearnerState s) throws IOException {
+            new Checkpoint(u, p, SETTINGS, 1, Training.dataHash(data), s).save(dir);
+        }
+    }
+}

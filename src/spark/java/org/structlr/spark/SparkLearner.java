@@ -1,0 +1,295 @@
+package org.structlr.spark;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.storage.StorageLevel;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+import org.structlr.data.Example;
+import org.structlr.learn.AlternatingLearner;
+import org.structlr.learn.IterationRecord;
+import org.structlr.learn.LearnListener;
+import org.structlr.learn.LearnSettings;
+import org.structlr.learn.LearnerState;
+import org.structlr.learn.StateSink;
+import org.structlr.oracle.Oracle;
+import org.structlr.oracle.ScoreFunction;
+
+/**
+ * The paper's Alg. 1 on Spark, iteration for iteration the {@link AlternatingLearner} of one
+ * machine: the examples live in partitions ({@link Block}s, contiguous ranges of example ids) with
+ * their messages; each half-iteration's sweeps run inside a {@code map} over the blocks with the
+ * CPU engine; the oracle fits read the rows where they are ({@link DistributedFits}); the driver
+ * holds only the fitted functions, which it broadcasts, and the per-iteration sums.
+ *
+ * <p>Fault tolerance: every stage is a deterministic function of the previous blocks and broadcast
+ * functions, so Spark recomputes a lost partition to the same bits. Every {@code cutEvery}
+ * iterations (and whenever the sink wants a checkpoint) the states are collected and the blocks
+ * rebuilt from them, which cuts the lineage the recomputation would otherwise walk back.
+ */
+final class SparkLearner {
+    private final JavaSparkContext sc;
+    private final LearnSettings settings;
+    private final Oracle unaryOracle;
+    private final List<Oracle> pairOracles;
+    private final int partitions;
+    private final int cutEvery;
+
+    SparkLearner(JavaSparkContext sc, LearnSettings settings, Oracle unaryOracle, List<Oracle> pairOracles, int partitions, int cutEvery) {
+        this.sc = sc;
+        this.settings = settings;
+        this.unaryOracle = unaryOracle;
+        this.pairOracles = List.copyOf(pairOracles);
+        this.partitions = partitions;
+        this.cutEvery = cutEvery;
+    }
+
+    /** As {@link AlternatingLearner#train(org.structlr.model.ExampleBatch, org.structlr.model.ExampleBatch, LearnerState, LearnListener, StateSink)}. */
+    AlternatingLearner.Result train(List<Example> train, List<Example> test, int L, List<String> pairTypes, int unaryDim, int pairDim,
+                                    LearnerState from, LearnListener listener, StateSink sink) {
+        int numPairTypes = pairTypes.size();
+        if (pairOracles.size() != numPairTypes) throw new IllegalArgumentException(pairOracles.size() + " pairwise oracles for " + numPairTypes + " pairwise types");
+        if (from != null && from.iteration() > settings.iterations()) {
+            throw new IllegalArgumentException("cannot continue from iteration " + from.iteration() + " to " + settings.iterations());
+        }
+        if (from != null && settings.evalSweeps() > 0 && (from.trainEvalMessages() == null || (!test.isEmpty() && from.testEvalMessages() == null))) {
+            throw new IllegalArgumentException("the state lacks the messages of the evaluation engines");
+        }
+        double eps = settings.eps();
+        int sweeps = settings.sweepsPerFit(), evalSweeps = settings.evalSweeps();
+        Layout layout = new Layout(train, test, L, pairTypes, partitions);
+
+        ScoreFunction unary = from == null ? null : from.unary();
+        List<ScoreFunction> pair = from == null ? new ArrayList<>(Collections.nCopies(numPairTypes, null)) : new ArrayList<>(from.pair());
+        List<IterationRecord> curve = from == null ? new ArrayList<>() : new ArrayList<>(from.curve());
+        long fitNs = from == null ? 0 : Math.round(from.fitSeconds() * 1e9);
+        long passNs = from == null ? 0 : Math.round(from.passingSeconds() * 1e9);
+        long evalNs = from == null ? 0 : Math.round(from.evalSeconds() * 1e9);
+        long start = System.nanoTime() - (from == null ? 0 : Math.round(from.seconds() * 1e9));
+
+        List<Broadcast<?>> live = new ArrayList<>();
+        Broadcast<Functions> startFns = broadcast(live, unary, pair);
+        List<Broadcast<Block>> data = layout.broadcast(sc, from);
+        JavaRDD<Block> blocks = persist(layout.indices(sc).map(i -> BlockSteps.start(data.get(i).value(), startFns.value().unary(), startFns.value().pair(), eps)));
+        List<JavaRDD<Block>> cached = new ArrayList<>(List.of(blocks));
+        for (int it = from == null ? 1 : from.iteration() + 1; it <= settings.iterations(); it++) {
+            long t0 = System.nanoTime();
+            unary = DistributedFits.fit(unaryOracle, blocks, -1, L, unaryDim, unary);
+            Broadcast<Functions> afterUnary = broadcast(live, unary, pair);
+            long t1 = System.nanoTime();
+            JavaRDD<Block> swept = persist(blocks.map(b -> BlockSteps.afterUnaryFit(b, afterUnary.value().unary(), afterUnary.value().pair(), eps, sweeps)));
+            cached.add(swept);
+            swept.count();
+            long t2 = System.nanoTime();
+            for (int t = 0; t < numPairTypes; t++) pair.set(t, DistributedFits.fit(pairOracles.get(t), swept, t, L * L, pairDim, pair.get(t)));
+            Broadcast<Functions> afterPair = broadcast(live, unary, pair);
+            long t3 = System.nanoTime();
+            boolean wanted = sink.wants(it, settings.iterations());
+            JavaRDD<Block> next = persist(swept.map(b -> BlockSteps.afterPairFit(b, afterPair.value().unary(), afterPair.value().pair(),
+                    eps, sweeps, evalSweeps, wanted)));
+            cached.add(next);
+            double[] s = DistributedFits.sumInBlockOrder(next.map(b -> new DistributedFits.Indexed(b.index, b.stats)).collect());
+            long t4 = System.nanoTime();
+            // the final sweeps, the evaluation and the stats are one stage: its time counts as message passing
+            fitNs += (t1 - t0) + (t3 - t2);
+            passNs += (t2 - t1) + (t4 - t3);
+            double objective = (s[BlockSteps.DUAL] - s[BlockSteps.F]) / s[BlockSteps.TRAIN_VARS];
+            double trainErr = evalSweeps > 0 ? s[BlockSteps.TRAIN_WRONG] / s[BlockSteps.TRAIN_VARS] : Double.NaN;
+            double testErr = evalSweeps > 0 && s[BlockSteps.TEST_VARS] > 0 ? s[BlockSteps.TEST_WRONG] / s[BlockSteps.TEST_VARS] : Double.NaN;
+            blocks = next;
+            // drop the stages before this one from memory (recomputable from the lineage if lost)
+            for (JavaRDD<Block> r : cached.subList(0, cached.size() - 1)) r.unpersist(false);
+            cached = new ArrayList<>(List.of(next));
+            IterationRecord rec = new IterationRecord(it, objective, trainErr, testErr, (System.nanoTime() - start) / 1e9);
+            curve.add(rec);
+            if (wanted || it % cutEvery == 0) {
+                long t5 = System.nanoTime();
+                List<Saved> states = blocks.map(b -> new Saved(b.index, b.state, b.evalState, b.unaryBias, b.messages, b.evalMessages)).collect();
+                if (wanted) {
+                    INDArray[] m = layout.messages(states);
+                    try {
+                        sink.accept(new LearnerState(it, unary, pair, m[0], m[1], m[2], curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9));
+                    } catch (IOException e) {
+                        throw new UncheckedIOException("cannot save the learner's state after iteration " + it + ": " + e.getMessage(), e);
+                    }
+                }
+                // cut the lineage: new blocks from the examples and the collected states (the previous states' broadcasts go)
+                for (Broadcast<?> b : live) b.destroy();
+                live.clear();
+                List<Broadcast<Saved>> saved = new ArrayList<>();
+                for (Saved st : states.stream().sorted((a, b) -> Integer.compare(a.index(), b.index())).toList()) {
+                    Broadcast<Saved> b = sc.broadcast(new Saved(st.index(), st.state(), st.evalState(), st.unaryBias(), null, null));
+                    saved.add(b);
+                    live.add(b);
+                }
+                JavaRDD<Block> fresh = persist(layout.indices(sc).map(i -> Layout.rebuild(data.get(i).value(), saved.get(i).value())));
+                fresh.count();
+                blocks.unpersist(false);
+                blocks = fresh;
+                cached = new ArrayList<>(List.of(fresh));
+                evalNs += System.nanoTime() - t5;     // as on one machine, saving the state counts as evaluation
+            }
+            listener.onIteration(rec, settings.iterations());
+        }
+        for (JavaRDD<Block> r : cached) r.unpersist(false);
+        for (Broadcast<?> b : live) b.destroy();
+        for (Broadcast<?> b : data) b.destroy();
+        return new AlternatingLearner.Result(unary, pair, curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9);
+    }
+
+    private Broadcast<Functions> broadcast(List<Broadcast<?>> live, ScoreFunction unary, List<ScoreFunction> pair) {
+        Broadcast<Functions> b = sc.broadcast(Functions.of(unary, pair));
+        live.add(b);
+        return b;
+    }
+
+    private static JavaRDD<Block> persist(JavaRDD<Block> r) {
+        return r.persist(StorageLevel.MEMORY_ONLY());
+    }
+
+    /** What the driver collects of a block at a lineage cut or a checkpoint: its states, no examples. */
+    record Saved(int index, float[] state, float[] evalState, float[] unaryBias, float[] messages, float[] evalMessages)
+            implements java.io.Serializable {}
+
+    /** The functions an iteration's stage scores with, as their saved bytes (restored once per executor). */
+    static final class Functions implements java.io.Serializable {
+        private final FunctionBytes unary;
+        private final List<FunctionBytes> pair;
+        private transient ScoreFunction unaryFn;
+        private transient List<ScoreFunction> pairFns;
+
+        private Functions(FunctionBytes unary, List<FunctionBytes> pair) {
+            this.unary = unary;
+            this.pair = pair;
+        }
+
+        static Functions of(ScoreFunction unary, List<ScoreFunction> pair) {
+            List<FunctionBytes> p = new ArrayList<>();
+            for (ScoreFunction f : pair) p.add(FunctionBytes.of(f));
+            return new Functions(FunctionBytes.of(unary), p);
+        }
+
+        synchronized ScoreFunction unary() {
+            if (unaryFn == null && unary != null) unaryFn = unary.function();
+            return unaryFn;
+        }
+
+        synchronized List<ScoreFunction> pair() {
+            if (pairFns == null) {
+                List<ScoreFunction> fs = new ArrayList<>();
+                for (FunctionBytes b : pair) fs.add(FunctionBytes.function(b));
+                pairFns = Collections.unmodifiableList(fs);
+            }
+            return pairFns;
+        }
+    }
+
+    /** Which examples go into which block, and the way back from blocks to whole-set message arrays. */
+    private static final class Layout {
+        private final List<Block> empty = new ArrayList<>();
+        private final int L;
+
+        Layout(List<Example> train, List<Example> test, int L, List<String> pairTypes, int partitions) {
+            this.L = L;
+            String[] types = pairTypes.toArray(new String[0]);
+            split(train, false, Math.min(partitions, train.size()), types);
+            if (!test.isEmpty()) split(test, true, Math.min(partitions, test.size()), types);
+        }
+
+        private void split(List<Example> examples, boolean test, int parts, String[] types) {
+            for (int p = 0; p < parts; p++) {
+                int lo = (int) ((long) examples.size() * p / parts), hi = (int) ((long) examples.size() * (p + 1) / parts);
+                ExampleRecord[] recs = new ExampleRecord[hi - lo];
+                for (int k = lo; k < hi; k++) recs[k - lo] = ExampleRecord.of(examples.get(k));
+                empty.add(new Block(empty.size(), test, lo, recs, L, types, null, null, null, null, null, null, null));
+            }
+        }
+
+        int size() {
+            return empty.size();
+        }
+
+        /**
+         * One broadcast per block of its examples (and, when resuming, its slices of the saved
+         * messages). Not {@code parallelize(blocks)}: a parallelized collection's partitions carry
+         * their elements, and every task of every later stage and fit serialises its partition, so
+         * each L-BFGS evaluation would ship the data again. A broadcast is fetched once per executor
+         * that needs it and stays on the driver for recomputing lost partitions.
+         */
+        List<Broadcast<Block>> broadcast(JavaSparkContext sc, LearnerState from) {
+            List<Broadcast<Block>> out = new ArrayList<>();
+            for (Block b : blocks(from)) out.add(sc.broadcast(b));
+            return out;
+        }
+
+        /** Block indices 0..size-1, one per partition: what the stages map over. */
+        JavaRDD<Integer> indices(JavaSparkContext sc) {
+            List<Integer> ids = new ArrayList<>();
+            for (int i = 0; i < empty.size(); i++) ids.add(i);
+            return sc.parallelize(ids, ids.size());
+        }
+
+        /** The blocks to start from: empty, or carrying the slices of a resumed state's messages. */
+        private List<Block> blocks(LearnerState from) {
+            if (from == null) return empty;
+            List<Block> out = new ArrayList<>();
+            int[] edgeAt = new int[2];
+            for (Block b : empty) {
+                int edges = 0;
+                for (ExampleRecord r : b.examples) edges += r.edges().length / 2;
+                int split = b.test ? 1 : 0, lo = edgeAt[split];
+                edgeAt[split] += edges;
+                INDArray m = b.test ? from.testEvalMessages() : from.trainMessages();
+                INDArray ev = b.test ? null : from.trainEvalMessages();
+                out.add(new Block(b.index, b.test, b.firstExample, b.examples, L, b.pairTypes, null, null, null, null,
+                        slice(b.test ? null : m, lo, edges), b.test ? slice(m, lo, edges) : slice(ev, lo, edges), null));
+            }
+            return out;
+        }
+
+        private float[] slice(INDArray m, int lo, int edges) {
+            if (m == null) return null;
+            return m.get(org.nd4j.linalg.indexing.NDArrayIndex.interval(lo, lo + edges)).castTo(DataType.FLOAT).dup('c').reshape(-1).toFloatVector();
+        }
+
+        /** A block with collected states (the resume messages of the start dropped; the executor's batch kept). */
+        static Block rebuild(Block e, Saved s) {
+            return e.with(s.state(), s.evalState(), s.unaryBias(), null);
+        }
+
+        /** [training, training evaluation, test evaluation] messages [E, 2, L] of the whole sets (null where no engine). */
+        INDArray[] messages(List<Saved> states) {
+            List<Saved> sorted = states.stream().sorted((a, b) -> Integer.compare(a.index(), b.index())).toList();
+            return new INDArray[] {concat(sorted, false, false), concat(sorted, false, true), concat(sorted, true, true)};
+        }
+
+        private INDArray concat(List<Saved> parts, boolean test, boolean eval) {
+            int n = 0;
+            boolean any = false;
+            for (Saved p : parts) {
+                if (empty.get(p.index()).test != test) continue;
+                any = true;
+                float[] m = eval ? p.evalMessages() : p.messages();
+                if (m == null) return null;
+                n += m.length;
+            }
+            if (!any) return null;
+            float[] all = new float[n];
+            int at = 0;
+            for (Saved p : parts) {
+                if (empty.get(p.index()).test != test) continue;
+                float[] m = eval ? p.evalMessages() : p.messages();
+                System.arraycopy(m, 0, all, at, m.length);
+                at += m.length;
+            }
+            return Nd4j.create(all, new long[] {n / (2L * L), 2, L}, DataType.FLOAT);
+        }
+    }
+}
