@@ -59,7 +59,7 @@ final class SparkLearner {
         if (from != null && from.iteration() > settings.iterations()) {
             throw new IllegalArgumentException("cannot continue from iteration " + from.iteration() + " to " + settings.iterations());
         }
-        if (from != null && settings.evalSweeps() > 0 && (from.trainEvalMessages() == null || (!test.isEmpty() && from.testEvalMessages() == null))) {
+        if (from != null && settings.evalSweeps() > 0 && (from.trainEval() == null || (!test.isEmpty() && from.testEval() == null))) {
             throw new IllegalArgumentException("the state lacks the messages of the evaluation engines");
         }
         double eps = settings.eps();
@@ -115,7 +115,9 @@ final class SparkLearner {
                 if (wanted) {
                     INDArray[] m = layout.messages(states);
                     try {
-                        sink.accept(new LearnerState(it, unary, pair, m[0], m[1], m[2], curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9));
+                        // the portable form (messages): the partitions' engines are rebuilt on resume
+                        sink.accept(new LearnerState(it, unary, pair, portable(m[0]), portable(m[1]), portable(m[2]), curve,
+                                (System.nanoTime() - start) / 1e9, fitNs / 1e9, passNs / 1e9, evalNs / 1e9));
                     } catch (IOException e) {
                         throw new UncheckedIOException("cannot save the learner's state after iteration " + it + ": " + e.getMessage(), e);
                     }
@@ -246,8 +248,8 @@ final class SparkLearner {
                 for (ExampleRecord r : b.examples) edges += r.edges().length / 2;
                 int split = b.test ? 1 : 0, lo = edgeAt[split];
                 edgeAt[split] += edges;
-                INDArray m = b.test ? from.testEvalMessages() : from.trainMessages();
-                INDArray ev = b.test ? null : from.trainEvalMessages();
+                INDArray m = SparkLearner.messages(b.test ? from.testEval() : from.train(), L);
+                INDArray ev = b.test ? null : SparkLearner.messages(from.trainEval(), L);
                 out.add(new Block(b.index, b.test, b.firstExample, b.examples, L, b.pairTypes, null, null, null, null,
                         slice(b.test ? null : m, lo, edges), b.test ? slice(m, lo, edges) : slice(ev, lo, edges), null));
             }
@@ -291,5 +293,18 @@ final class SparkLearner {
             }
             return Nd4j.create(all, new long[] {n / (2L * L), 2, L}, DataType.FLOAT);
         }
+    }
+
+    /** A learner state's engine messages as [E, 2, L] (null when absent). */
+    static INDArray messages(org.structlr.learn.EngineState e, int L) {
+        if (e == null || e.messages() == null) return null;
+        float[] m = e.messages();
+        return org.nd4j.linalg.factory.Nd4j.create(m, new long[] {m.length / (2L * L), 2, L}, 'c');
+    }
+
+    /** Messages [E, 2, L] as an engine state without an engine-specific part (resumed through the messages). */
+    static org.structlr.learn.EngineState portable(INDArray m) {
+        if (m == null) return null;
+        return new org.structlr.learn.EngineState(null, null, m.castTo(org.nd4j.linalg.api.buffer.DataType.FLOAT).dup('c').data().asFloat());
     }
 }
