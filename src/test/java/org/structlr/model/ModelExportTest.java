@@ -56,7 +56,7 @@ class ModelExportTest {
     @BeforeAll
     static void trainAndExport() throws IOException {
         Dataset data = new DenoisingGenerator().generate(2, 2, 12, 12, 11);
-        for (String k : List.of("zero", "const", "linear", "mlp", "boost")) {   // cnn: unary only, on patch features: CnnOracleTest exports it
+        for (String k : List.of("zero", "const", "linear", "mlp", "boost", "fcn")) {   // cnn: unary only, on patch features: CnnOracleTest exports it
             CrfModel m = Training.train(data, k, k, new LearnSettings(2, 0.1, 3, 3, 11), 1, LearnListener.NONE).model();
             MODELS.put(k, m);
             Path out = shared.resolve("export-" + k);
