@@ -17,7 +17,7 @@ import java.util.Arrays;
  * 2-25 classes) the work is the exp and log per row, which these loops do in one pass without
  * allocating, and ND4J's matrix products run on OpenMP threads that spin-wait on a busy machine.
  */
-final class LinearLoss implements Lbfgs.Objective {
+public final class LinearLoss implements SecondOrderObjective {
     /** Rows per block: small enough to balance two to eight threads on 100k+ rows, large enough to amortise a task. */
     static final int BLOCK_ROWS = 8192;
 
@@ -43,12 +43,12 @@ final class LinearLoss implements Lbfgs.Objective {
         blockGrad = new double[blocks][d * c];
     }
 
-    static LinearLoss of(BiasedLogisticProblem p, int threads) {
+    public static LinearLoss of(BiasedLogisticProblem p, int threads) {
         return new LinearLoss(BiasedLogisticProblem.flatFloat(p.features()), BiasedLogisticProblem.flatFloat(p.bias()), p.labels(),
                 p.numFeatures(), p.numClasses(), threads);
     }
 
-    int numRows() {
+    public int numRows() {
         return n;
     }
 
@@ -65,7 +65,8 @@ final class LinearLoss implements Lbfgs.Objective {
      * f(w); writes the gradient into {@code grad} and, when {@code hess} is not null, the Hessian
      * into it ({@code [m * m]} row-major, m = D * C, index j * C + c) in the same pass.
      */
-    double valueGradientHessian(double[] w, double[] grad, double[] hess) {
+    @Override
+    public double valueGradientHessian(double[] w, double[] grad, double[] hess) {
         int m = d * c;
         if (hess != null && blockHess == null) blockHess = new double[blockLoss.length][m * m];
         RowBlocks.run(blockLoss.length, threads, k -> blockLoss[k] = block(k, w, blockGrad[k], hess == null ? null : blockHess[k]));

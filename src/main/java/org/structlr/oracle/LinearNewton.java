@@ -21,7 +21,7 @@ final class LinearNewton {
 
     private LinearNewton() {}
 
-    static Lbfgs.Result minimise(LinearLoss f, double[] w, int d, int c, double gradTolerance, double relDecrease, int maxIterations) {
+    static Lbfgs.Result minimise(SecondOrderObjective f, double[] w, int d, int c, double gradTolerance, double relDecrease, int maxIterations) {
         int m = d * c;
         double[] g = new double[m], h = new double[m * m], gTrial = new double[m], hTrial = new double[m * m], trial = new double[m];
         double fx = f.valueGradientHessian(w, g, h);

@@ -96,31 +96,17 @@ public final class LinearOracle implements IterativeOracle {
     @Override
     public ScoreFunction fit(BiasedLogisticProblem p, ScoreFunction previous) {
         ScoreFunctions.checkClasses(previous, p, "linear oracle");
-        MultiLayerNetwork net;
-        if (previous == null || previous instanceof ZeroScore) {
-            net = newNetwork(p.numFeatures(), p.numClasses(), p.dataType(), seed);
-        } else if (previous instanceof LinearScore ls) {
-            net = ls.networkCopy();
-        } else {
-            throw new IllegalArgumentException("linear oracle: cannot continue from a " + previous.kind() + " function");
-        }
-        int d = p.numFeatures(), c = p.numClasses();
-        double[] w = BiasedLogisticProblem.flatDouble(net.getLayer(0).getParam("W"));
-        LinearLoss loss = LinearLoss.of(p, threads);
-        lastFit = d * c <= LinearNewton.MAX_PARAMETERS
-                ? LinearNewton.minimise(loss, w, d, c, gradTolerance, relDecrease, maxIterations)
-                : Lbfgs.minimise(loss, w, gradTolerance, relDecrease, maxIterations, 10);
-        DataType dt = net.params().dataType();
-        net.getLayer(0).setParam("W", Nd4j.create(w, new long[]{d, c}, DataType.DOUBLE).castTo(dt));
-        return new LinearScore(net);
+        return fit(p.numFeatures(), p.numClasses(), p.dataType(), previous, LinearLoss.of(p, threads));
     }
 
     /**
-     * The fit with the mean loss and its gradient computed elsewhere (the Spark learner sums them
-     * over partitions): warm start from {@code previous}, L-BFGS with this oracle's tolerances, W
-     * (row-major [d, c]) into a network of {@code dataType}.
+     * The fit with the mean loss, its gradient and Hessian computed elsewhere (the Spark learner sums
+     * them over partitions): warm start from {@code previous}, the same solver and tolerances as
+     * {@link #fit(BiasedLogisticProblem, ScoreFunction)} (damped Newton for at most
+     * {@link LinearNewton#MAX_PARAMETERS} parameters, L-BFGS above), W (row-major [d, c]) into a
+     * network of {@code dataType}.
      */
-    public ScoreFunction fit(int d, int c, DataType dataType, ScoreFunction previous, Lbfgs.Objective objective) {
+    public ScoreFunction fit(int d, int c, DataType dataType, ScoreFunction previous, SecondOrderObjective objective) {
         MultiLayerNetwork net;
         if (previous == null || previous instanceof ZeroScore) {
             net = newNetwork(d, c, dataType, seed);
@@ -130,7 +116,9 @@ public final class LinearOracle implements IterativeOracle {
             throw new IllegalArgumentException("linear oracle: cannot continue from a " + previous.kind() + " function");
         }
         double[] w = BiasedLogisticProblem.flatDouble(net.getLayer(0).getParam("W"));
-        lastFit = Lbfgs.minimise(objective, w, gradTolerance, relDecrease, maxIterations, 10);
+        lastFit = d * c <= LinearNewton.MAX_PARAMETERS
+                ? LinearNewton.minimise(objective, w, d, c, gradTolerance, relDecrease, maxIterations)
+                : Lbfgs.minimise(objective, w, gradTolerance, relDecrease, maxIterations, 10);
         DataType dt = net.params().dataType();
         net.getLayer(0).setParam("W", Nd4j.create(w, new long[]{d, c}, DataType.DOUBLE).castTo(dt));
         return new LinearScore(net);

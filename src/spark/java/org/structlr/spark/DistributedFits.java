@@ -7,6 +7,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.BiasedLogisticProblem;
+import org.structlr.oracle.LinearLoss;
 import org.structlr.oracle.LinearOracle;
 import org.structlr.oracle.Oracle;
 import org.structlr.oracle.ScoreFunction;
@@ -36,10 +37,13 @@ final class DistributedFits {
     private static ScoreFunction fitLinear(LinearOracle oracle, JavaRDD<Block> blocks, int type, int c, int d, ScoreFunction previous) {
         JavaRDD<Block> train = blocks.filter(b -> !b.test);
         double n = rowCount(train, type);
-        return oracle.fit(d, c, DataType.FLOAT, previous, (w, grad) -> {
-            // sum over blocks of [loss, X^T (softmax(XW + B) - Y)], then the means
-            double[] sums = sumInBlockOrder(train.map(b -> new Indexed(b.index, lossAndGradient(b, type, w, d, c))).collect());
-            for (int k = 0; k < d * c; k++) grad[k] = sums[1 + k] / n;
+        int m = d * c;
+        return oracle.fit(d, c, DataType.FLOAT, previous, (w, grad, hess) -> {
+            // sums over blocks of [loss, gradient, Hessian] (LinearLoss on each block's rows), then the means
+            boolean second = hess != null;
+            double[] sums = sumInBlockOrder(train.map(b -> new Indexed(b.index, lossSums(b, type, w, d, c, second))).collect());
+            for (int k = 0; k < m; k++) grad[k] = sums[1 + k] / n;
+            if (second) for (int k = 0; k < m * m; k++) hess[k] = sums[1 + m + k] / n;
             return sums[0] / n;
         });
     }
@@ -68,31 +72,22 @@ final class DistributedFits {
         return s;
     }
 
-    /** The summed loss and gradient of one block's rows: the loop of LinearOracle.fit, without the division by N. */
-    static double[] lossAndGradient(Block b, int type, double[] w, int d, int c) {
+    /**
+     * One block's rows of the type: [loss, gradient (m), Hessian (m x m, when {@code second})] summed
+     * over its rows, by the single-machine {@link LinearLoss} (which gives means) times the row count.
+     */
+    static double[] lossSums(Block b, int type, double[] w, int d, int c, boolean second) {
         ExampleBatch batch = b.batch();
-        INDArray x = features(batch, type).castTo(DataType.DOUBLE);
         int[] y = labels(batch, type);
-        float[] bias = bias(b, type, c);
-        int n = y.length;
-        double[] out = new double[1 + d * c];
+        int n = y.length, m = d * c;
+        double[] out = new double[1 + m + (second ? m * m : 0)];
         if (n == 0) return out;
-        double[] s = x.mmul(Nd4j.create(w, new long[] {d, c}, DataType.DOUBLE)).dup('c').data().asDouble();
-        double[] r = new double[n * c];
-        double total = 0;
-        for (int i = 0; i < n; i++) {
-            int o = i * c;
-            double max = Double.NEGATIVE_INFINITY;
-            for (int k = 0; k < c; k++) max = Math.max(max, s[o + k] += bias[o + k]);
-            double sum = 0;
-            for (int k = 0; k < c; k++) sum += (r[o + k] = Math.exp(s[o + k] - max));
-            total += max + Math.log(sum) - s[o + y[i]];
-            for (int k = 0; k < c; k++) r[o + k] /= sum;
-            r[o + y[i]] -= 1;
-        }
-        double[] g = x.transpose().mmul(Nd4j.create(r, new long[] {n, c}, DataType.DOUBLE)).dup('c').data().asDouble();
-        out[0] = total;
-        System.arraycopy(g, 0, out, 1, d * c);
+        BiasedLogisticProblem p = new BiasedLogisticProblem(features(batch, type), y,
+                Nd4j.create(bias(b, type, c), new long[] {n, c}, DataType.FLOAT), c);
+        double[] g = new double[m], h = second ? new double[m * m] : null;
+        out[0] = LinearLoss.of(p, 1).valueGradientHessian(w, g, h) * n;
+        for (int k = 0; k < m; k++) out[1 + k] = g[k] * n;
+        if (second) for (int k = 0; k < m * m; k++) out[1 + m + k] = h[k] * n;
         return out;
     }
 
