@@ -111,7 +111,8 @@ public final class AlternatingLearner {
             for (int it = from == null ? 1 : from.iteration() + 1; it <= settings.iterations(); it++) {
                 // Unary oracle: bias (Delta - sum of incoming messages) / eps.
                 long t0 = System.nanoTime();
-                Extrapolation.Point iterationStart = schedule.extrapolates() ? new Extrapolation.Point(unary, new ArrayList<>(pair), mp.messages()) : null;
+                Extrapolation.Point iterationStart = schedule.extrapolates()
+                        ? new Extrapolation.Point(unary, new ArrayList<>(pair), mp.messages(), thetaU, thetaP) : null;
                 int budget = schedule.fitIterations(it);
                 double before = schedule.needsFitGain() ? objective(mp, truth, thetaU, thetaP) : Double.NaN;
                 INDArray biasU = truth.unaryBias(flat(mp.incomingMessageSums()), eps);
@@ -141,10 +142,9 @@ public final class AlternatingLearner {
                 schedule.passAfterFit(mp, new Schedule.Fit(it, true, gain));
                 if (iterationStart != null) {
                     // a step along this iteration's displacement, kept only where R falls (Extrapolation)
-                    final INDArray tu = thetaU, tp = thetaP;
                     Extrapolation.Outcome x = Extrapolation.step(mp, train, eps, delta, iterationStart,
-                            new Extrapolation.Point(unary, new ArrayList<>(pair), mp.messages()), tu, tp, objective(mp, truth, tu, tp),
-                            (u, p) -> objective(mp, truth, u, p));
+                            new Extrapolation.Point(unary, new ArrayList<>(pair), mp.messages(), thetaU, thetaP),
+                            objective(mp, truth, thetaU, thetaP), (u, p) -> objective(mp, truth, u, p));
                     unary = x.unary();
                     pair = new ArrayList<>(x.pair());
                     thetaU = x.thetaU();

@@ -24,8 +24,11 @@ import org.structlr.oracle.ScoreFunction;
 final class Extrapolation {
     static final int MAX_DOUBLINGS = 4;
 
-    /** One end of the iteration: the functions (null = not fitted yet, i.e. g = 0) and the messages [E, 2, L]. */
-    record Point(ScoreFunction unary, List<ScoreFunction> pair, INDArray messages) {}
+    /**
+     * One end of the iteration: the functions (null = not fitted yet, i.e. g = 0), the messages
+     * [E, 2, L], and the potentials of these functions (unary with the loss augmentation).
+     */
+    record Point(ScoreFunction unary, List<ScoreFunction> pair, INDArray messages, INDArray thetaU, INDArray thetaP) {}
 
     /** Where the step ended: the point the engine now holds, its potentials and R (summed), and the beta taken (0: none). */
     record Outcome(ScoreFunction unary, List<ScoreFunction> pair, INDArray thetaU, INDArray thetaP, double objective, double beta) {}
@@ -37,33 +40,50 @@ final class Extrapolation {
 
     private Extrapolation() {}
 
-    static Outcome step(MessagePassing mp, ExampleBatch train, double eps, INDArray delta, Point x0, Point x1,
-                        INDArray thetaU1, INDArray thetaP1, double r1, Objective objective) {
+    /**
+     * Tries beta = 1, 2, 4, ... on cheap trial points and keeps the best. Potentials are linear in
+     * the parameters of parametric functions (theta = eps g(phi; w), g linear in w for the linear and
+     * constant classes), so a trial's potentials are theta1 + beta (theta1 - theta0) without
+     * evaluating any function; a type whose function is not parametric keeps theta1. The point
+     * kept is then rebuilt exactly from its functions (so a resumed run, which recomputes potentials
+     * from the functions, continues from the same bits) and kept only if R is still below R(x1).
+     */
+    static Outcome step(MessagePassing mp, ExampleBatch train, double eps, INDArray delta, Point x0, Point x1, double r1,
+                        Objective objective) {
         boolean moveMessages = finite(x0.messages()) && finite(x1.messages());
+        boolean moveUnary = parametric(x1.unary()), movePair = x1.pair().stream().allMatch(Extrapolation::parametric);
         INDArray dm = moveMessages ? x1.messages().sub(x0.messages()) : null;
-        Outcome best = new Outcome(x1.unary(), x1.pair(), thetaU1, thetaP1, r1, 0);
-        boolean engineAtBest = true;
+        INDArray dU = moveUnary ? x1.thetaU().sub(x0.thetaU()) : null, dP = movePair ? x1.thetaP().sub(x0.thetaP()) : null;
+        if (dm == null && dU == null && dP == null) return new Outcome(x1.unary(), x1.pair(), x1.thetaU(), x1.thetaP(), r1, 0);
+        double bestR = r1, bestBeta = 0;
         for (int k = 0, beta = 1; k <= MAX_DOUBLINGS; k++, beta *= 2) {
-            ScoreFunction u = along(x0.unary(), x1.unary(), beta);
+            INDArray tu = dU == null ? x1.thetaU() : x1.thetaU().add(dU.mul(beta));
+            INDArray tp = dP == null ? x1.thetaP() : x1.thetaP().add(dP.mul(beta));
+            mp.setPotentials(tu, tp);
+            mp.setMessages(dm == null ? x1.messages() : x1.messages().add(dm.mul(beta)));
+            double r = objective.at(tu, tp);
+            if (!(r < bestR)) break;
+            bestR = r;
+            bestBeta = beta;
+        }
+        if (bestBeta > 0) {
+            ScoreFunction u = moveUnary ? along(x0.unary(), x1.unary(), bestBeta) : x1.unary();
             List<ScoreFunction> p = new ArrayList<>();
-            for (int t = 0; t < x1.pair().size(); t++) p.add(along(x0.pair().get(t), x1.pair().get(t), beta));
-            INDArray thetaU = train.unaryPotentials(u, eps).addi(delta), thetaP = train.pairPotentials(p, eps);
-            mp.setPotentials(thetaU, thetaP);
-            if (moveMessages) mp.setMessages(x1.messages().add(dm.mul(beta)));
-            else mp.setMessages(x1.messages());
-            double r = objective.at(thetaU, thetaP);
-            if (!(r < best.objective())) {
-                engineAtBest = false;
-                break;
-            }
-            best = new Outcome(u, p, thetaU, thetaP, r, beta);
-            engineAtBest = true;
+            for (int t = 0; t < x1.pair().size(); t++) p.add(movePair ? along(x0.pair().get(t), x1.pair().get(t), bestBeta) : x1.pair().get(t));
+            INDArray tu = train.unaryPotentials(u, eps).addi(delta), tp = train.pairPotentials(p, eps);
+            mp.setPotentials(tu, tp);
+            mp.setMessages(dm == null ? x1.messages() : x1.messages().add(dm.mul(bestBeta)));
+            double r = objective.at(tu, tp);
+            if (r < r1) return new Outcome(u, p, tu, tp, r, bestBeta);
         }
-        if (!engineAtBest) { // the last trial was worse: back to the best point
-            mp.setPotentials(best.thetaU(), best.thetaP());
-            mp.setMessages(best.beta() == 0 || !moveMessages ? x1.messages() : x1.messages().add(dm.mul(best.beta())));
-        }
-        return best;
+        mp.setPotentials(x1.thetaU(), x1.thetaP()); // nothing lower: back to x1
+        mp.setMessages(x1.messages());
+        return new Outcome(x1.unary(), x1.pair(), x1.thetaU(), x1.thetaP(), r1, 0);
+    }
+
+    /** A function that moves with its parameters: parametric, or not fitted yet (g = 0). */
+    private static boolean parametric(ScoreFunction f) {
+        return f == null || f instanceof ParametricScore || f instanceof org.structlr.oracle.ZeroScore;
     }
 
     /** f1 + beta (f1 - f0) for parametric functions (f0 null or of another class: its zero vector); f1 otherwise. */
