@@ -474,15 +474,15 @@ public final class GraphMessagePassing implements MessagePassing {
         recomputeU();
     }
 
-    /** Lam {@code [L, slots]} then U {@code [L, n]} of each colour class, eps units, bit for bit (see {@link EngineState}). */
+    /** Lam {@code [L, slots]} then U {@code [L, n]} of each colour class, eps units, bit for bit (see {@link StatePacking}). */
     @Override
     public float[] state() {
-        return EngineState.pack(dtype, stateParts());
+        return StatePacking.pack(dtype, stateParts());
     }
 
     @Override
     public void setState(float[] state) {
-        EngineState.unpack(state, dtype, stateParts());
+        StatePacking.unpack(state, dtype, stateParts());
     }
 
     private INDArray[] stateParts() {

@@ -99,10 +99,10 @@ final class GridPlanes {
 
     /** The exact state: lam and u of both colours, bit for bit. */
     float[] state() {
-        return EngineState.pack(dtype, lam[0], lam[1], u[0], u[1]);
+        return StatePacking.pack(dtype, lam[0], lam[1], u[0], u[1]);
     }
 
     void setState(float[] state) {
-        EngineState.unpack(state, dtype, lam[0], lam[1], u[0], u[1]);
+        StatePacking.unpack(state, dtype, lam[0], lam[1], u[0], u[1]);
     }
 }

@@ -10,8 +10,8 @@ import org.nd4j.linalg.factory.Nd4j;
  * low 32 bits of its IEEE pattern ({@link Float#intBitsToFloat}); those floats are only a container:
  * store them by their raw bits ({@link Float#floatToRawIntBits}), not as numbers.
  */
-final class EngineState {
-    private EngineState() {}
+final class StatePacking {
+    private StatePacking() {}
 
     static long floats(DataType dtype, INDArray... parts) {
         long n = 0;
