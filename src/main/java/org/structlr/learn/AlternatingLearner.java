@@ -147,8 +147,8 @@ public final class AlternatingLearner {
                             objective(mp, truth, thetaU, thetaP), (u, p) -> objective(mp, truth, u, p));
                     unary = x.unary();
                     pair = new ArrayList<>(x.pair());
+                    if (x.thetaU0() != null) thetaU0 = x.thetaU0();
                     thetaU = x.thetaU();
-                    thetaU0 = thetaU.sub(delta);
                     thetaP = x.thetaP();
                 }
                 if (reseatTrain) reseat(mp);

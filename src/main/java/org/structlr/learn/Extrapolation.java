@@ -30,8 +30,13 @@ final class Extrapolation {
      */
     record Point(ScoreFunction unary, List<ScoreFunction> pair, INDArray messages, INDArray thetaU, INDArray thetaP) {}
 
-    /** Where the step ended: the point the engine now holds, its potentials and R (summed), and the beta taken (0: none). */
-    record Outcome(ScoreFunction unary, List<ScoreFunction> pair, INDArray thetaU, INDArray thetaP, double objective, double beta) {}
+    /**
+     * Where the step ended: the point the engine now holds, its potentials (thetaU0: the unary ones
+     * without the loss augmentation, null when the point is x1 itself), R (summed), and the beta
+     * taken (0: none).
+     */
+    record Outcome(ScoreFunction unary, List<ScoreFunction> pair, INDArray thetaU0, INDArray thetaU, INDArray thetaP, double objective,
+                   double beta) {}
 
     /** R of the engine's current potentials and messages, given the potentials. */
     interface Objective {
@@ -54,7 +59,7 @@ final class Extrapolation {
         boolean moveUnary = parametric(x1.unary()), movePair = x1.pair().stream().allMatch(Extrapolation::parametric);
         INDArray dm = moveMessages ? x1.messages().sub(x0.messages()) : null;
         INDArray dU = moveUnary ? x1.thetaU().sub(x0.thetaU()) : null, dP = movePair ? x1.thetaP().sub(x0.thetaP()) : null;
-        if (dm == null && dU == null && dP == null) return new Outcome(x1.unary(), x1.pair(), x1.thetaU(), x1.thetaP(), r1, 0);
+        if (dm == null && dU == null && dP == null) return new Outcome(x1.unary(), x1.pair(), null, x1.thetaU(), x1.thetaP(), r1, 0);
         double bestR = r1, bestBeta = 0;
         for (int k = 0, beta = 1; k <= MAX_DOUBLINGS; k++, beta *= 2) {
             INDArray tu = dU == null ? x1.thetaU() : x1.thetaU().add(dU.mul(beta));
@@ -70,15 +75,16 @@ final class Extrapolation {
             ScoreFunction u = moveUnary ? along(x0.unary(), x1.unary(), bestBeta) : x1.unary();
             List<ScoreFunction> p = new ArrayList<>();
             for (int t = 0; t < x1.pair().size(); t++) p.add(movePair ? along(x0.pair().get(t), x1.pair().get(t), bestBeta) : x1.pair().get(t));
-            INDArray tu = train.unaryPotentials(u, eps).addi(delta), tp = train.pairPotentials(p, eps);
+            // as the learner (and a resumed run) computes them: theta_u = eps g_u + Delta
+            INDArray tu0 = train.unaryPotentials(u, eps), tu = tu0.add(delta), tp = train.pairPotentials(p, eps);
             mp.setPotentials(tu, tp);
             mp.setMessages(dm == null ? x1.messages() : x1.messages().add(dm.mul(bestBeta)));
             double r = objective.at(tu, tp);
-            if (r < r1) return new Outcome(u, p, tu, tp, r, bestBeta);
+            if (r < r1) return new Outcome(u, p, tu0, tu, tp, r, bestBeta);
         }
         mp.setPotentials(x1.thetaU(), x1.thetaP()); // nothing lower: back to x1
         mp.setMessages(x1.messages());
-        return new Outcome(x1.unary(), x1.pair(), x1.thetaU(), x1.thetaP(), r1, 0);
+        return new Outcome(x1.unary(), x1.pair(), null, x1.thetaU(), x1.thetaP(), r1, 0);
     }
 
     /** A function that moves with its parameters: parametric, or not fitted yet (g = 0). */

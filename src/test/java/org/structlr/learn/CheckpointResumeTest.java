@@ -66,6 +66,24 @@ class CheckpointResumeTest {
         assertSame(plain, resumed, "resumed after iteration 2");
     }
 
+    /** Under the extrapolating schedule too (its step ends each iteration): resumed after iteration 2 = uninterrupted. */
+    @org.junit.jupiter.api.Test
+    void extrapolatingScheduleResumesExactly() throws IOException {
+        LearnSettings s = SETTINGS.withSchedule(org.structlr.schedule.Schedules.EXTRAPOLATE);
+        Training.Outcome plain = Training.train(data, "linear", "linear", s, 1, LearnListener.NONE);
+        Path ck = tmp.resolve("ck-extrapolate");
+        Training.train(data, "linear", "linear", s, 1, LearnListener.NONE, null, new StateSink() {
+            @Override public boolean wants(int iteration, int total) { return iteration == 2; }
+            @Override public void accept(LearnerState st) throws IOException {
+                new Checkpoint("linear", "linear", s, 1, Training.dataHash(data), st).save(ck);
+            }
+        });
+        Checkpoint cp = Checkpoint.load(ck);
+        assertEquals(s, cp.settings());
+        assertSame(plain, Training.train(data, "linear", "linear", s, 1, LearnListener.NONE, cp.state(), StateSink.NONE),
+                "extrapolate, resumed after iteration 2");
+    }
+
     /**
      * Evaluation every 2nd iteration: curve rows at 1, 2, 4 and 5 (the first, every 2nd, the last),
      * whose objectives equal the every-iteration run's (evaluation never changes learning), and a run saved after the unevaluated iteration 3 resumes to the same rows.
