@@ -3,10 +3,6 @@ package org.structlr.data;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -32,16 +28,7 @@ public final class UaiEvidence {
 
     /** Reads {@code file}; {@code cardinality[i]} is the label count of variable i in the model. */
     public static int[] read(Path file, int[] cardinality) {
-        if (Files.isDirectory(file)) throw new BadInputException(file, "is a directory, not an evidence file");
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.ISO_8859_1)) {
-            return parse(file, in, cardinality);
-        } catch (NoSuchFileException e) {
-            throw new BadInputException(file, "file not found", e);
-        } catch (AccessDeniedException e) {
-            throw new BadInputException(file, "cannot be read (permission denied)", e);
-        } catch (IOException e) {
-            throw new BadInputException(file, "cannot be read: " + e.getMessage(), e);
-        }
+        return TextFiles.read(file, "an evidence file", (f, in) -> parse(f, in, cardinality));
     }
 
     private record Token(String text, int line) {}

@@ -1,12 +1,7 @@
 package org.structlr.data;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -130,16 +125,7 @@ public final class UaiReader {
 
     /** Reads and validates {@code file}; every problem is a {@link BadInputException} naming it. */
     public static Model read(Path file) {
-        if (Files.isDirectory(file)) throw new BadInputException(file, "is a directory, not a UAI file");
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.ISO_8859_1)) {
-            return parse(file, in);
-        } catch (NoSuchFileException e) {
-            throw new BadInputException(file, "file not found", e);
-        } catch (AccessDeniedException e) {
-            throw new BadInputException(file, "cannot be read (permission denied)", e);
-        } catch (IOException e) {
-            throw new BadInputException(file, "cannot be read: " + e.getMessage(), e);
-        }
+        return TextFiles.read(file, "a UAI file", UaiReader::parse);
     }
 
     /** Parses UAI text from {@code in}; {@code file} only names the source in error messages. */
