@@ -99,45 +99,81 @@ final class FusedGridKernel {
     }
 
     /**
-     * Any label count, in probability space: per direction L exp for the neighbour's message and L
-     * log for the sums (2L transcendentals instead of L(L+1) in log space):
+     * More than two labels, in probability space, over one pixel row of one colour (positions
+     * [start, end), whole vectors). Each edge's table is stored once, at the pixel left of or above
+     * it ({@code tab}: for its right edge (slot 0) and down edge (slot 1), {@code E(y, yo) =
+     * exp(pot(y, yo) - rowMax(y))} and {@code rowMax(y) = max_yo pot(y, yo)}, y the storing pixel's
+     * label; {@code pot}: the same tables in log space). Table entry e of position i is at
+     * {@code base + e * stride + (i - start)}: a row's entries are one contiguous block, so a row
+     * streams from memory as a few long runs. The right and down messages use the pixel's own
+     * tables; the left and up ones read the neighbour's table transposed, with its row maxima folded
+     * into the incoming message (a = the neighbour's message from the shared edge):
      * <pre>
-     *   amax     = max_yo a(yo)
-     *   A(yo)    = exp(a(yo) - max(amax, -BIG))                     (at most 1)
-     *   s(y)     = sum_yo expPot(y, yo) A(yo)                        (each term at most 1)
-     *   m(y)     = rowMax(y) + amax + log s(y)
+     *   own edge:        amax = max_yo a(yo),  A(yo) = exp(a(yo) - amax)
+     *                    m(y) = rowMax(y) + amax + log sum_yo E(y, yo) A(yo)
+     *   neighbour's:     b(yo) = a(yo) + rowMax_nb(yo),  K = max_yo b(yo),  B(yo) = exp(b(yo) - K)
+     *                    m(y) = K + log sum_yo E_nb(yo, y) B(yo)
      * </pre>
-     * Range check: a real-edge lane with s(y) below {@link #TINY} may have underflowed, so the
-     * whole vector is recomputed exactly in log space (this is also where hard constraints go).
+     * (the second is lse_yo(pot_nb(yo, y) + a(yo)) with pot_nb = log E_nb + rowMax_nb). 2L
+     * transcendentals per direction instead of L(L+1) in log space. Every factor is at most 1; a
+     * real-edge lane whose sum is below {@link #TINY} (float underflow possible) has that (d, y)
+     * row recomputed exactly in log space from {@code pot}, unless the row is minus infinity by
+     * structure (an impossible row of the table or an all minus infinity message, where 0 is exact).
+     * {@code tab}: own row base {@code tabOwn}, the neighbours' (other colour's arrays) {@code tabLeft}
+     * (column shift included) and {@code tabUp}; likewise for {@code pot}.
      * {@code scratch} holds 4 L + L vectors (the m's, then the A's) for one vector of positions.
      */
-    static void passL(int L, float[] lam, float[] nb, float[] t, float[] pot, float[] expPot, float[] rowMax, float[] invN,
-                      boolean[][] real, int P, int pad, int start, int end, int[] off, float[] scratch) {
+    static void passL(int L, float[] lam, float[] nb, float[] t, float[] tab, float[] tabNb, float[] pot, float[] potNb,
+                      float[] invN, boolean[][] real, int P, int pad, int start, int end, int[] off, int stride,
+                      int tabOwn, int tabLeft, int tabUp, int potOwn, int potLeft, int potUp, float[] scratch) {
         final FloatVector negBig = FloatVector.broadcast(S, -BIG), zero = FloatVector.zero(S), tiny = FloatVector.broadcast(S, TINY);
-        final int V = S.length(), aAt = 4 * L * V;
+        final FloatVector negInf = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
+        final int V = S.length(), aAt = 4 * L * V, slot = L * L + L;
+        // One code path for both kinds of edge (C2 gives up inlining the lane maths in a method with
+        // two copies of it, and a vector that is not inlined is boxed: 10x slower). Own edge: the
+        // message is shifted by nothing and m(y) gets rowMax(y); neighbour's: the message is
+        // shifted by rowMax_nb and m gets nothing. "Nothing" is read from ZEROS with step 0.
         for (int i = start; i < end; i += V) {
-            boolean exact = false;
+            final int q = i - start;
             for (int d = 0; d < 4; d++) {
                 VectorMask<Float> k = VectorMask.fromArray(S, real[d], i);
                 int a = pad + ((d ^ 1) * L) * P + i + off[d];
-                FloatVector amax = FloatVector.fromArray(S, nb, a);
-                for (int yo = 1; yo < L; yo++) amax = amax.max(FloatVector.fromArray(S, nb, a + yo * P));
-                FloatVector amaxc = amax.max(negBig);
+                boolean own = d == FusedGridLayout.RIGHT || d == FusedGridLayout.DOWN;
+                float[] tb = own ? tab : tabNb;
+                int e0 = (own ? tabOwn : d == FusedGridLayout.LEFT ? tabLeft : tabUp) + (d >> 1) * slot * stride + q;
+                int rm = e0 + L * L * stride;   // rowMax of this table, by the storing pixel's label
+                float[] xArr = own ? ZEROS : tb, mArr = own ? tb : ZEROS;
+                int xAt = own ? 0 : rm, xStep = own ? 0 : stride, mAt = own ? rm : 0, mStep = own ? stride : 0;
+                // x(yo) = a(yo) (+ rowMax_nb(yo)); shift = max_yo x(yo); X(yo) = exp(x(yo) - shift)
+                FloatVector shift = negInf;
                 for (int yo = 0; yo < L; yo++) {
-                    LaneMath.expNonPositive(FloatVector.fromArray(S, nb, a + yo * P).sub(amaxc)).intoArray(scratch, aAt + yo * V);
+                    FloatVector x = FloatVector.fromArray(S, nb, a + yo * P).add(FloatVector.fromArray(S, xArr, xAt + yo * xStep));
+                    x.intoArray(scratch, aAt + yo * V);
+                    shift = shift.max(x);
                 }
+                FloatVector sc = shift.max(negBig);
+                for (int yo = 0; yo < L; yo++) {
+                    LaneMath.expNonPositive(FloatVector.fromArray(S, scratch, aAt + yo * V).sub(sc)).intoArray(scratch, aAt + yo * V);
+                }
+                // an all minus infinity message gives exactly minus infinity: no exact recomputation needed
+                VectorMask<Float> finite = k.and(shift.compare(VectorOperators.NE, negInf));
+                // own: E(y, yo) at e0 + (y L + yo) stride; neighbour's: E_nb(yo, y) at e0 + (yo L + y) stride
+                int rowStep = own ? L * stride : stride, colStep = own ? stride : L * stride;
                 for (int y = 0; y < L; y++) {
-                    int e = ((d * L + y) * L) * P + i;
-                    FloatVector s = FloatVector.fromArray(S, expPot, e).mul(FloatVector.fromArray(S, scratch, aAt));
+                    int ey = e0 + y * rowStep;
+                    FloatVector s = FloatVector.fromArray(S, tb, ey).mul(FloatVector.fromArray(S, scratch, aAt));
                     for (int yo = 1; yo < L; yo++) {
-                        s = FloatVector.fromArray(S, expPot, e + yo * P).fma(FloatVector.fromArray(S, scratch, aAt + yo * V), s);
+                        s = FloatVector.fromArray(S, tb, ey + yo * colStep).fma(FloatVector.fromArray(S, scratch, aAt + yo * V), s);
                     }
-                    exact |= s.compare(VectorOperators.LT, tiny).and(k).anyTrue();
-                    FloatVector.fromArray(S, rowMax, (d * L + y) * P + i).add(amax).add(LaneMath.log(s))
-                            .intoArray(scratch, (d * L + y) * V);
+                    FloatVector rowMax = FloatVector.fromArray(S, mArr, mAt + y * mStep);
+                    rowMax.add(shift).add(LaneMath.log(s)).intoArray(scratch, (d * L + y) * V);
+                    if (s.compare(VectorOperators.LT, tiny).and(finite).and(rowMax.compare(VectorOperators.NE, negInf)).anyTrue()) {
+                        int p0 = (own ? potOwn : d == FusedGridLayout.LEFT ? potLeft : potUp) + (d >> 1) * L * L * stride + q;
+                        exactRow(L, nb, a, P, own ? pot : potNb, p0 + (own ? y * L * stride : y * stride),
+                                own ? stride : L * stride, scratch, (d * L + y) * V);
+                    }
                 }
             }
-            if (exact) exactMessages(L, nb, pot, P, pad, i, off, scratch);
             FloatVector inv = FloatVector.fromArray(S, invN, i);
             for (int y = 0; y < L; y++) {
                 FloatVector total = FloatVector.fromArray(S, t, y * P + i);
@@ -153,22 +189,21 @@ final class FusedGridKernel {
         }
     }
 
-    /** m_d(y) = mx + log sum_yo exp(pot + a - max(mx, -BIG)), mx = max_yo (pot + a): exact for any range and for minus infinity. */
-    private static void exactMessages(int L, float[] nb, float[] pot, int P, int pad, int i, int[] off, float[] scratch) {
+    /** Read as "add nothing" by {@link #passL} (step 0): one vector of zeros. */
+    private static final float[] ZEROS = new float[64];
+
+    /**
+     * m = mx + log sum_yo exp(pot_yo + a(yo) - max(mx, -BIG)), mx = max_yo (pot_yo + a(yo)), with
+     * pot_yo at {@code p0 + yo * step}: exact for any range and for minus infinity.
+     */
+    private static void exactRow(int L, float[] nb, int a, int P, float[] pot, int p0, int step, float[] out, int outAt) {
         final FloatVector negBig = FloatVector.broadcast(S, -BIG);
-        final int V = S.length();
-        for (int d = 0; d < 4; d++) {
-            int a = pad + ((d ^ 1) * L) * P + i + off[d];
-            for (int y = 0; y < L; y++) {
-                int e = ((d * L + y) * L) * P + i;
-                FloatVector mx = FloatVector.fromArray(S, pot, e).add(FloatVector.fromArray(S, nb, a));
-                for (int yo = 1; yo < L; yo++) mx = mx.max(FloatVector.fromArray(S, pot, e + yo * P).add(FloatVector.fromArray(S, nb, a + yo * P)));
-                FloatVector mc = mx.max(negBig), s = FloatVector.zero(S);
-                for (int yo = 0; yo < L; yo++) {
-                    s = s.add(LaneMath.expNonPositive(FloatVector.fromArray(S, pot, e + yo * P).add(FloatVector.fromArray(S, nb, a + yo * P)).sub(mc)));
-                }
-                mx.add(LaneMath.log(s)).intoArray(scratch, (d * L + y) * V);
-            }
+        FloatVector mx = FloatVector.fromArray(S, pot, p0).add(FloatVector.fromArray(S, nb, a));
+        for (int yo = 1; yo < L; yo++) mx = mx.max(FloatVector.fromArray(S, pot, p0 + yo * step).add(FloatVector.fromArray(S, nb, a + yo * P)));
+        FloatVector mc = mx.max(negBig), s = FloatVector.zero(S);
+        for (int yo = 0; yo < L; yo++) {
+            s = s.add(LaneMath.expNonPositive(FloatVector.fromArray(S, pot, p0 + yo * step).add(FloatVector.fromArray(S, nb, a + yo * P)).sub(mc)));
         }
+        mx.add(LaneMath.log(s)).intoArray(out, outAt);
     }
 }

@@ -37,10 +37,24 @@ public final class FusedGridMessagePassing implements MessagePassing {
     private final int labels, P, pad;
     private final double eps;
     private final SweepPool pool;
-    /** Per colour: messages (padded), unary, pairwise, and for L > 2 the probability-space tables. */
-    private final float[][] lam = new float[2][], t = new float[2][], pot = new float[2][], expPot = new float[2][], rowMax = new float[2][];
-    /** Per colour and range: the four neighbour offsets. */
+    /**
+     * Per colour: messages (padded), unary, pairwise. Two labels: {@code pot} holds every edge's
+     * table at both ends (plane per direction and label pair, as {@link FusedGridKernel#pass2} reads
+     * it). More labels: each edge's table once, at its left/upper pixel, row blocks as
+     * {@link FusedGridKernel#passL} reads them ({@code pot} in log space, {@code tab} the
+     * probability-space tables with their row maxima), {@link #TABLE_PAD} floats before and after.
+     */
+    private final float[][] lam = new float[2][], t = new float[2][], pot = new float[2][], tab = new float[2][];
+    /** Per colour and range: the four neighbour offsets (two labels). */
     private final int[][][] offsets = new int[2][][];
+    /** Per colour and (image, member), {@code 2 k + j}: the four neighbour offsets of its rows (more labels). */
+    private final int[][][] rowOffsets = new int[2][][];
+    /** Floats per position in {@code tab} (2 (L^2 + L)) and in {@code pot} (2 L^2), for more labels. */
+    private final int tabEntries, potEntries;
+    /** The row-by-row sweep order (more labels), and one scratch buffer per part of it. */
+    private final FusedRowSchedule schedule;
+    private final float[][] rowScratch;
+    private static final int TABLE_PAD = 64;
     /** Ranges split into contiguous groups of about equal length, one per thread. */
     private final int[] groupStart;
     private boolean potentialsSet;
@@ -69,18 +83,28 @@ public final class FusedGridMessagePassing implements MessagePassing {
         this.labels = labels;
         this.eps = eps;
         this.pool = SweepPool.of(threads);
-        this.layout = new FusedGridLayout(batch, FusedGridKernel.S.length(), RANGE);
+        this.layout = new FusedGridLayout(batch, FusedGridKernel.S.length(), RANGE, labels > 2);
         this.P = layout.planeLength;
         this.pad = layout.pad;
         int L = labels;
-        if ((long) 4 * L * L * P > Integer.MAX_VALUE) throw new IllegalArgumentException("grid batch too large for the fused engine: " + batch);
+        tabEntries = 2 * (L * L + L);
+        potEntries = 2 * L * L;
+        if ((long) 4 * L * L * P + 2 * TABLE_PAD > Integer.MAX_VALUE) throw new IllegalArgumentException("grid batch too large for the fused engine: " + batch);
         for (int c = 0; c < 2; c++) {
             lam[c] = new float[2 * pad + 4 * L * P];
             t[c] = new float[L * P];
-            pot[c] = new float[4 * L * L * P];
             if (L > 2) {
-                expPot[c] = new float[4 * L * L * P];
-                rowMax[c] = new float[4 * L * P];
+                pot[c] = new float[2 * TABLE_PAD + potEntries * P];
+                tab[c] = new float[2 * TABLE_PAD + tabEntries * P];
+                rowOffsets[c] = new int[2 * batch.count()][4];
+                for (int k = 0; k < batch.count(); k++) {
+                    for (int j = 0; j < 2; j++) {
+                        FusedGridLayout.Range any = new FusedGridLayout.Range(j, k, 0, 0);
+                        for (int d = 0; d < 4; d++) rowOffsets[c][2 * k + j][d] = layout.neighbourOffset(c, any, d);
+                    }
+                }
+            } else {
+                pot[c] = new float[4 * L * L * P];
             }
             List<FusedGridLayout.Range> rs = layout.ranges;
             offsets[c] = new int[rs.size()][4];
@@ -99,6 +123,8 @@ public final class FusedGridMessagePassing implements MessagePassing {
             if (acc * parts >= total * g) groupStart[g++] = r + 1;
         }
         while (g <= parts) groupStart[g++] = layout.ranges.size();
+        schedule = L > 2 ? new FusedRowSchedule(batch, pool.threads()) : null;
+        rowScratch = new float[schedule == null ? 0 : schedule.parts.size()][5 * L * FusedGridKernel.S.length()];
     }
 
     @Override public FactorGraph graph() { return graph; }
@@ -112,31 +138,50 @@ public final class FusedGridMessagePassing implements MessagePassing {
     public void iterate(int sweeps) {
         if (sweeps < 0) throw new IllegalArgumentException("sweeps must be at least 0, got " + sweeps);
         for (int s = 0; s < sweeps; s++) {
-            pass(0);
-            pass(1);
+            if (labels == 2) {
+                pass(0);
+                pass(1);
+            } else {
+                schedule.sweep(pool, this::passRow);
+            }
         }
     }
 
-    /** The star update of every pixel of colour c (reads only the other colour's messages). */
+    /** One sweep in the plain order, colour 0 then colour 1, one thread (for tests: same bits as {@link #iterate}). */
+    void plainSweep() {
+        if (labels == 2) {
+            pass(0);
+            pass(1);
+        } else {
+            FusedRowSchedule.plainSweep(layout.batch, (part, c, k, r) -> passRow(0, c, k, r));
+        }
+    }
+
+    /** The star update of colour c over pixel row r of image k (more labels), with part p's scratch. */
+    private void passRow(int p, int c, int k, int r) {
+        int start = layout.position(k, r, 0), stride = layout.stride[k];
+        int[] off = rowOffsets[c][2 * k + (r & 1)];
+        int up = start + off[FusedGridLayout.UP];
+        FusedGridKernel.passL(labels, lam[c], lam[1 - c], t[c], tab[c], tab[1 - c], pot[c], pot[1 - c], layout.invN[c], layout.realEdge[c],
+                P, pad, start, start + stride, off, stride,
+                TABLE_PAD + start * tabEntries, TABLE_PAD + start * tabEntries + off[FusedGridLayout.LEFT], TABLE_PAD + up * tabEntries,
+                TABLE_PAD + start * potEntries, TABLE_PAD + start * potEntries + off[FusedGridLayout.LEFT], TABLE_PAD + up * potEntries,
+                rowScratch[p]);
+    }
+
+    /** The star update of every pixel of colour c (two labels; reads only the other colour's messages). */
     private void pass(int c) {
         int parts = groupStart.length - 1;
         pool.run(parts, p -> {
-            float[] scratch = labels > 2 ? new float[5 * labels * FusedGridKernel.S.length()] : null;
-            for (int r = groupStart[p]; r < groupStart[p + 1]; r++) passRange(c, r, scratch);
+            for (int r = groupStart[p]; r < groupStart[p + 1]; r++) passRange(c, r);
         });
     }
 
-    private void passRange(int c, int r, float[] scratch) {
+    private void passRange(int c, int r) {
         FusedGridLayout.Range range = layout.ranges.get(r);
         int[] off = offsets[c][r];
-        boolean[][] real = layout.realEdge[c];
-        if (labels == 2) {
-            FusedGridKernel.pass2(lam[c], lam[1 - c], t[c], pot[c], layout.invN[c], real, P, pad, range.start(), range.end(),
-                    off[0], off[1], off[2], off[3]);
-        } else {
-            FusedGridKernel.passL(labels, lam[c], lam[1 - c], t[c], pot[c], expPot[c], rowMax[c], layout.invN[c], real, P, pad,
-                    range.start(), range.end(), off, scratch);
-        }
+        FusedGridKernel.pass2(lam[c], lam[1 - c], t[c], pot[c], layout.invN[c], layout.realEdge[c], P, pad, range.start(), range.end(),
+                off[0], off[1], off[2], off[3]);
     }
 
     // ------------------------------------------------------------------ potentials and messages
@@ -145,8 +190,22 @@ public final class FusedGridMessagePassing implements MessagePassing {
         return pad + (d * labels + y) * P + i;
     }
 
+    /** Two labels: index in {@code pot[c]} of theta(own y, other yo) of the edge in direction d of position i. */
     private int potIndex(int d, int y, int yo, int i) {
         return ((d * labels + y) * labels + yo) * P + i;
+    }
+
+    /** More labels: index of entry {@code e} of variable v's row block in an array with {@code entries} floats per position. */
+    private int tableIndex(int v, int entries, int e) {
+        int rs = layout.varRowStart[v];
+        return TABLE_PAD + rs * entries + e * layout.varStride[v] + (layout.varPos[v] - rs);
+    }
+
+    /** theta_e(yi, yj) / eps in float, yi the label of the edge's first end. */
+    private float pairPotential(int e, int yi, int yj) {
+        int a = graph.edgeFrom(e), d = layout.edgeDir[e];
+        if (labels == 2) return pot[layout.varColour[a]][potIndex(d, yi, yj, layout.varPos[a])];
+        return pot[layout.varColour[a]][tableIndex(a, potEntries, (d >> 1) * labels * labels + yi * labels + yj)];
     }
 
     @Override
@@ -162,28 +221,31 @@ public final class FusedGridMessagePassing implements MessagePassing {
         for (int e = 0; e < ne; e++) {
             int a = graph.edgeFrom(e), b = graph.edgeTo(e), d = layout.edgeDir[e];
             int ca = layout.varColour[a], ia = layout.varPos[a], cb = layout.varColour[b], ib = layout.varPos[b];
+            if (L == 2) {
+                for (int yi = 0; yi < L; yi++) {
+                    for (int yj = 0; yj < L; yj++) {
+                        float val = (float) (pw[e * L * L + yi * L + yj] / eps);
+                        pot[ca][potIndex(d, yi, yj, ia)] = val;          // first end: own yi, other yj
+                        pot[cb][potIndex(d ^ 1, yj, yi, ib)] = val;      // second end: own yj, other yi
+                    }
+                }
+                continue;
+            }
+            // once, at the first end (left / upper pixel), slot 0 for its right edge, 1 for its down edge
+            int slot = d >> 1;
             for (int yi = 0; yi < L; yi++) {
+                float mx = Float.NEGATIVE_INFINITY;
                 for (int yj = 0; yj < L; yj++) {
                     float val = (float) (pw[e * L * L + yi * L + yj] / eps);
-                    pot[ca][potIndex(d, yi, yj, ia)] = val;          // first end: own yi, other yj
-                    pot[cb][potIndex(d ^ 1, yj, yi, ib)] = val;      // second end: own yj, other yi
+                    pot[ca][tableIndex(a, potEntries, slot * L * L + yi * L + yj)] = val;
+                    mx = Math.max(mx, val);
                 }
-            }
-        }
-        if (L > 2) {
-            for (int c = 0; c < 2; c++) {
-                for (int d = 0; d < 4; d++) {
-                    for (int y = 0; y < L; y++) {
-                        for (int i = 0; i < P; i++) {
-                            float mx = Float.NEGATIVE_INFINITY;
-                            for (int yo = 0; yo < L; yo++) mx = Math.max(mx, pot[c][potIndex(d, y, yo, i)]);
-                            rowMax[c][(d * L + y) * P + i] = mx;
-                            for (int yo = 0; yo < L; yo++) {
-                                int k = potIndex(d, y, yo, i);
-                                expPot[c][k] = mx == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(pot[c][k] - mx);
-                            }
-                        }
-                    }
+                // E(yi, yj) = exp(pot - rowMax(yi)) (0 on an impossible row), rowMax after the L^2 entries of the slot
+                tab[ca][tableIndex(a, tabEntries, slot * (L * L + L) + L * L + yi)] = mx;
+                for (int yj = 0; yj < L; yj++) {
+                    float val = pot[ca][tableIndex(a, potEntries, slot * L * L + yi * L + yj)];
+                    tab[ca][tableIndex(a, tabEntries, slot * (L * L + L) + yi * L + yj)] =
+                            mx == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp((double) val - mx);
                 }
             }
         }
@@ -307,7 +369,7 @@ public final class FusedGridMessagePassing implements MessagePassing {
         for (int yi = 0; yi < L; yi++) {
             double li = lam[ca][lamIndex(d, yi, ia)];
             for (int yj = 0; yj < L; yj++) {
-                out[yi * L + yj] = pot[ca][potIndex(d, yi, yj, ia)] + li + lam[cb][lamIndex(d ^ 1, yj, ib)];
+                out[yi * L + yj] = pairPotential(e, yi, yj) + li + lam[cb][lamIndex(d ^ 1, yj, ib)];
             }
         }
     }
@@ -360,13 +422,12 @@ public final class FusedGridMessagePassing implements MessagePassing {
             for (int y = 0; y < L; y++) if (buf[y] > 0) total += buf[y] * (t[c][y * P + i] - Math.log(buf[y]));
         }
         for (int e = 0; e < graph.numEdges(); e++) {
-            int a = graph.edgeFrom(e), d = layout.edgeDir[e], ca = layout.varColour[a], ia = layout.varPos[a];
             edgeRegion(e, buf);
             softmax(buf, L * L);
             for (int yi = 0; yi < L; yi++) {
                 for (int yj = 0; yj < L; yj++) {
                     double b = buf[yi * L + yj];
-                    if (b > 0) total += b * (pot[ca][potIndex(d, yi, yj, ia)] - Math.log(b));
+                    if (b > 0) total += b * (pairPotential(e, yi, yj) - Math.log(b));
                 }
             }
         }

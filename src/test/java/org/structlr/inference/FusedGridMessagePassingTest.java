@@ -313,6 +313,32 @@ class FusedGridMessagePassingTest {
         }
     }
 
+    /**
+     * More than two labels run row by row (both colours of a band of rows while it is in cache, images
+     * cut into blocks per thread): every bit must equal the plain red-black order (all of colour 0,
+     * then all of colour 1), with 1, 2 and 3 threads, cuts inside images and 1-row blocks included.
+     */
+    @Test
+    void rowOrderEqualsThePlainRedBlackOrder() {
+        GridBatch[] batches = {GridBatch.uniform(1, 37, 23), RAGGED, new GridBatch(new int[] {2, 3, 1, 9}, new int[] {17, 5, 20, 2})};
+        for (GridBatch b : batches) {
+            for (int L : new int[] {3, 5}) {
+                for (int threads = 1; threads <= 3; threads++) {
+                    try (FusedGridMessagePassing rows = fused(b, L, 0.1, threads); FusedGridMessagePassing plain = fused(b, L, 0.1, 1)) {
+                        double[][][] pot = potentials(rows.graph(), 1.0, 0.1, 60 + L);
+                        set(rows, pot);
+                        set(plain, pot);
+                        for (int s = 0; s < 4; s++) {
+                            rows.iterate(1);
+                            plain.plainSweep();
+                            assertArrayEquals(plain.state(), rows.state(), b + " L=" + L + " threads " + threads + " sweep " + s);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void stateRoundTripIsBitExact() {
         try (FusedGridMessagePassing a = fused(RAGGED, 3, 0.2, 2); FusedGridMessagePassing b = fused(RAGGED, 3, 0.2, 1)) {
