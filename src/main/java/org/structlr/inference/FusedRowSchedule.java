@@ -21,6 +21,20 @@ import org.structlr.graph.GridBatch;
  * Each row's tables and messages are read by both colours within two steps, so a sweep streams
  * them from memory once instead of twice (the point for many labels, where it is memory-bound).
  *
+ * <h2>Several sweeps at once</h2>
+ * The same argument carries over to sweeps: with sweep sigma running two rows behind sweep
+ * sigma - 1,
+ * <pre>
+ *   step r: for sigma = 0 .. T-1: colour 0 of row r - 2 sigma, then colour 1 of row r - 2 sigma - 1
+ * </pre>
+ * every operation again sees exactly what it sees in T plain sweeps (colour 0 of sweep sigma + 1
+ * at row x needs colour 1 of sweep sigma done up to row x + 1, which ran one step earlier in this
+ * step's order, and colour 1 of sweep sigma at row y must read colour 0 before sweep sigma + 1
+ * rewrites rows y - 1 .. y + 1, which it does at least one step later). So an image whose 2T + 2
+ * rows in flight fit the L2 cache is read from memory once per T sweeps instead of once per sweep.
+ * This is used when no image is cut (images are independent, so then each thread runs all the
+ * sweeps of its images without waiting for the others).
+ *
  * <h2>Threads</h2>
  * Images are cut into blocks of rows, contiguous per thread. A cut inside an image couples two
  * blocks: colour 1 of the rows on either side of the cut needs colour 0 of the other block. Those
@@ -38,6 +52,8 @@ final class FusedRowSchedule {
 
     /** Per thread, its blocks in order. */
     final List<List<Block>> parts;
+    /** Whether some image is cut between two blocks. */
+    final boolean cuts;
 
     /**
      * Rows are dealt to {@code threads} parts of about equal pixel count, in image order; an image
@@ -69,6 +85,39 @@ final class FusedRowSchedule {
         }
         if (!current.isEmpty()) ps.add(current);
         parts = List.copyOf(ps);
+        cuts = parts.stream().flatMap(List::stream).anyMatch(b -> b.cutTop() || b.cutBottom());
+    }
+
+    /**
+     * {@code sweeps} sweeps, the same bits as that many plain sweeps. Without cuts each image runs
+     * up to {@code depth[image]} sweeps at once; with cuts one sweep at a time.
+     */
+    void iterate(SweepPool pool, int sweeps, int[] depth, RowPass pass) {
+        if (cuts) {
+            for (int s = 0; s < sweeps; s++) sweep(pool, pass);
+            return;
+        }
+        pool.run(parts.size(), p -> {
+            for (Block b : parts.get(p)) {
+                for (int done = 0; done < sweeps; ) {
+                    int t = Math.max(1, Math.min(depth[b.image()], sweeps - done));
+                    severalSweeps(p, b, t, pass);
+                    done += t;
+                }
+            }
+        });
+    }
+
+    /** T sweeps of a whole image (block without cuts), sweep sigma two rows behind sweep sigma - 1. */
+    private static void severalSweeps(int p, Block b, int sweeps, RowPass pass) {
+        int h = b.r1();
+        for (int r = 0; r <= h + 2 * sweeps - 2; r++) {
+            for (int sigma = 0; sigma < sweeps; sigma++) {
+                int r0 = r - 2 * sigma;
+                if (r0 >= 0 && r0 < h) pass.run(p, 0, b.image(), r0);
+                if (r0 - 1 >= 0 && r0 - 1 < h) pass.run(p, 1, b.image(), r0 - 1);
+            }
+        }
     }
 
     /** One sweep: phase 1, each part's blocks in wavefront order; phase 2, colour 1 of the rows next to cuts. */
@@ -76,7 +125,6 @@ final class FusedRowSchedule {
         pool.run(parts.size(), p -> {
             for (Block b : parts.get(p)) wavefront(p, b, pass);
         });
-        boolean cuts = parts.stream().flatMap(List::stream).anyMatch(b -> b.cutTop() || b.cutBottom());
         if (!cuts) return;
         pool.run(parts.size(), p -> {
             for (Block b : parts.get(p)) {

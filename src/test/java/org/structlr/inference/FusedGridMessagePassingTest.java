@@ -315,8 +315,9 @@ class FusedGridMessagePassingTest {
 
     /**
      * More than two labels run row by row (both colours of a band of rows while it is in cache, images
-     * cut into blocks per thread): every bit must equal the plain red-black order (all of colour 0,
-     * then all of colour 1), with 1, 2 and 3 threads, cuts inside images and 1-row blocks included.
+     * cut into blocks per thread, several sweeps at once): every bit must equal the plain red-black
+     * order (all of colour 0, then all of colour 1), with 1, 2 and 3 threads, cuts inside images and
+     * 1-row blocks included.
      */
     @Test
     void rowOrderEqualsThePlainRedBlackOrder() {
@@ -332,6 +333,12 @@ class FusedGridMessagePassingTest {
                             rows.iterate(1);
                             plain.plainSweep();
                             assertArrayEquals(plain.state(), rows.state(), b + " L=" + L + " threads " + threads + " sweep " + s);
+                        }
+                        // several sweeps per call: images not cut run up to 16 sweeps at once, two rows apart
+                        for (int sweeps : new int[] {2, 5, 40}) {
+                            rows.iterate(sweeps);
+                            for (int s = 0; s < sweeps; s++) plain.plainSweep();
+                            assertArrayEquals(plain.state(), rows.state(), b + " L=" + L + " threads " + threads + ", " + sweeps + " sweeps in one call");
                         }
                     }
                 }
