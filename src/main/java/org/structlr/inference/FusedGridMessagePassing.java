@@ -34,12 +34,7 @@ public final class FusedGridMessagePassing implements MessagePassing {
 
     private final FusedGridLayout layout;
     private final FactorGraph graph;
-    /**
-     * P: the stride between two planes of {@code lam} and {@code t} (positions are [0, planeLength)).
-     * More labels: planeLength rounded up to 4 KiB plus one cache line, so that the 4 L + 4 L + L
-     * planes one vector of positions touches fall in different cache sets (with a stride of a
-     * multiple of 4 KiB they all share one set, and stores alias loads: measured 1.4x slower).
-     */
+    /** P: the stride between two planes of {@code lam}, {@code t} (and the two-label {@code pot}): the layout's plane length. */
     private final int labels, P, pad;
     private final double eps;
     private final SweepPool pool;
@@ -93,7 +88,7 @@ public final class FusedGridMessagePassing implements MessagePassing {
         this.eps = eps;
         this.pool = SweepPool.of(threads);
         this.layout = new FusedGridLayout(batch, FusedGridKernel.S.length(), RANGE, labels > 2);
-        this.P = labels > 2 ? FusedGridLayout.roundUp(layout.planeLength, 1024) + 16 : layout.planeLength;
+        this.P = layout.planeLength;
         this.pad = layout.pad;
         int L = labels;
         tabEntries = 2 * (L * L + L);
