@@ -96,6 +96,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--no-contention", description = "Skip the contention case (it runs a CPU-bound process beside the bench).")
     boolean noContention;
 
+    @Option(names = "--only", paramLabel = "TEXT",
+            description = "Run only the rows of cases (a)-(c) whose case and engine name contain every TEXT given, e.g. "
+                    + "--only fused --only '(b)' for the fused engine on the 5-label case (default: all rows).")
+    List<String> only = new ArrayList<>();
+
     /** One engine on one case: how to build it (null when it is not in this build). */
     record EngineSpec(String name, Supplier<MessagePassing> factory) {}
 
@@ -152,6 +157,8 @@ final class BenchCommand implements Callable<Integer> {
         boolean failed = false;
         for (Case c : cases()) {
             for (EngineSpec e : c.engines()) {
+                String name = c.name() + " " + e.name();
+                if (!only.stream().allMatch(name::contains)) continue;
                 Row r = measure(c, e);
                 failed |= r.note().startsWith("failed");
                 rows.add(r);
