@@ -12,9 +12,9 @@ import jdk.incubator.vector.VectorSpecies;
  * <ul>
  *   <li>{@code lam[pad + (d L + y) P + i]}: message into the pixel at i from its edge in direction d;</li>
  *   <li>{@code t[y P + i]}: theta_i(y) / eps;</li>
- *   <li>{@code pot[((d L + y) L + yo) P + i]}: theta_a(own y, neighbour yo) / eps of the edge in direction d;</li>
- *   <li>for L > 2 also {@code rowMax[(d L + y) P + i] = max_yo pot} and
- *       {@code expPot[((d L + y) L + yo) P + i] = exp(pot - rowMax)} (0 where rowMax is minus infinity).</li>
+ *   <li>two labels ({@link #pass2}): {@code pot[((d L + y) L + yo) P + i]}: theta_a(own y, neighbour yo) / eps
+ *       of the edge in direction d, stored at both ends of every edge;</li>
+ *   <li>more labels ({@link #passL}): each edge's table once, in row blocks, as described there.</li>
  * </ul>
  * Star update at each position (a_d = the neighbour's message from the shared edge, N = degree + 1):
  * <pre>
