@@ -96,6 +96,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--no-contention", description = "Skip the contention case (it runs a CPU-bound process beside the bench).")
     boolean noContention;
 
+    @Option(names = "--sweeps-per-call", paramLabel = "K", defaultValue = "1",
+            description = "Sweeps per engine call in cases (a)-(c): 1 times single sweeps; the learner asks for its "
+                    + "--sweeps (25) at once, which engines may run as one pass over memory (default: ${DEFAULT-VALUE}).")
+    int sweepsPerCall;
+
     @Option(names = "--only", paramLabel = "TEXT",
             description = "Run only the rows of cases (a)-(c) whose case and engine name contain every TEXT given, e.g. "
                     + "--only fused --only '(b)' for the fused engine on the 5-label case (default: all rows).")
@@ -130,6 +135,9 @@ final class BenchCommand implements Callable<Integer> {
         if (threads != null && threads < 1) {
             throw new ParameterException(spec.commandLine(), "--threads must be at least 1, got " + threads);
         }
+        if (sweepsPerCall < 1) {
+            throw new ParameterException(spec.commandLine(), "--sweeps-per-call must be at least 1, got " + sweepsPerCall);
+        }
         if (learnIterations < 0) {
             throw new ParameterException(spec.commandLine(), "--learn-iterations must be at least 0, got " + learnIterations);
         }
@@ -148,7 +156,7 @@ final class BenchCommand implements Callable<Integer> {
                     + Nd4j.getEnvironment().maxThreads() + "; using " + Nd4j.getEnvironment().maxMasterThreads()
                     + " (set OMP_NUM_THREADS before starting Java for more)");
         }
-        String header = environment();
+        String header = environment() + "- sweeps per engine call in cases (a)-(c): " + sweepsPerCall + "\n";
         w.println(header);
         w.println(tableHeader());
         w.flush();
@@ -310,7 +318,7 @@ final class BenchCommand implements Callable<Integer> {
             for (int r = 0; r < 12; r++) {
                 long t0 = System.nanoTime(), k = 0;
                 do {
-                    mp.iterate(1);
+                    mp.iterate(sweepsPerCall);
                     Nd4j.getExecutioner().commit(); // wait for queued device work (a no-op on CPU)
                     k++;
                 } while (k < 3 || System.nanoTime() - t0 < round);
@@ -323,9 +331,9 @@ final class BenchCommand implements Callable<Integer> {
             long cpu0 = processCpuNanos();
             long start = System.nanoTime(), now;
             do {
-                mp.iterate(1);
+                mp.iterate(sweepsPerCall);
                 Nd4j.getExecutioner().commit();
-                sweeps++;
+                sweeps += sweepsPerCall;
                 now = System.nanoTime();
             } while (now - start < budget);
             long cpu = processCpuNanos() - cpu0;
