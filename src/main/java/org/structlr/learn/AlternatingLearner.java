@@ -125,7 +125,6 @@ public final class AlternatingLearner {
                 double gain = schedule.needsFitGain() ? before - objective(mp, truth, thetaU, thetaP) : Double.NaN;
                 long t1 = System.nanoTime();
                 schedule.passAfterFit(mp, new Schedule.Fit(it, false, gain));
-                INDArray midMessages = iterationStart != null ? mp.messages() : null; // sched2: the extrapolation's half-step point
                 long t2 = System.nanoTime();
 
                 // Pairwise oracles: bias (lambda_{a->i}(y_i) + lambda_{a->j}(y_j)) / eps.
@@ -143,7 +142,7 @@ public final class AlternatingLearner {
                 schedule.passAfterFit(mp, new Schedule.Fit(it, true, gain));
                 if (iterationStart != null) {
                     // a step along this iteration's displacement, kept only where R falls (Extrapolation)
-                    Extrapolation.Outcome x = Extrapolation.step(mp, train, eps, delta, iterationStart, midMessages,
+                    Extrapolation.Outcome x = Extrapolation.step(mp, train, eps, delta, iterationStart,
                             new Extrapolation.Point(unary, new ArrayList<>(pair), mp.messages(), thetaU, thetaP),
                             objective(mp, truth, thetaU, thetaP), (u, p) -> objective(mp, truth, u, p));
                     unary = x.unary();
