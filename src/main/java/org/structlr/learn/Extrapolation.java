@@ -39,7 +39,6 @@ final class Extrapolation {
     /** Stop when the Newton decrement is below this fraction of the decrease made so far. */
     static final double REL_TOL = 1e-3;
 
-
     /**
      * One end of the iteration: the functions (null = not fitted yet, i.e. g = 0), the messages
      * [E, 2, L], and the potentials of these functions (unary with the loss augmentation).
@@ -58,7 +57,6 @@ final class Extrapolation {
     interface Objective {
         double at(INDArray thetaU, INDArray thetaP);
     }
-
 
     private Extrapolation() {}
 
