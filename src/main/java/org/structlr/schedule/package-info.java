@@ -22,11 +22,14 @@
  *   <li>{@code extrapolate} ({@link org.structlr.schedule.ExtrapolatingSchedule} over {@code paper}):
  *       each iteration ends with a step along the iteration's own displacement of the parameters
  *       of parametric functions ({@code oracle.ParametricScore}: linear, constant) and of the
- *       messages, x1 + beta (x1 - x0) for beta = 1, 2, 4, 8, 16 while R falls; the lowest point is
- *       kept ({@code learn.Extrapolation}). Alternating exact minimisation over strongly coupled
- *       blocks zig-zags along a nearly constant direction; the step covers several iterations'
- *       worth for a few dual evaluations. R still never rises (x1 itself is kept when no step
- *       lowers R), and every point tried is a valid (functions, messages) pair of the same R.</li>
+ *       messages, x1 + beta (x1 - x0), with beta minimising R on that line by damped Newton
+ *       ({@code learn.Extrapolation}, {@code learn.SubspaceObjective}: R and its first two
+ *       derivatives in beta from one pass over the regions, without the engine). Alternating exact
+ *       minimisation over strongly coupled blocks zig-zags along a nearly constant direction; the
+ *       step covers several iterations' worth for a few passes. R still never rises (the point is
+ *       rebuilt from its functions and kept only if the engine's R there is below R(x1)), and
+ *       every point is a valid (functions, messages) pair of the same R. For other classes (boost,
+ *       mlp) only the messages move.</li>
  *   <li>{@code adaptive-extrapolate}: both.</li>
  * </ul>
  * {@link org.structlr.schedule.Schedule#fitIterations} lets a schedule bound the optimiser
