@@ -52,7 +52,11 @@ public final class SparkTraining implements ClusterTraining {
     }
 
     static JavaSparkContext open(String master) {
-        SparkConf conf = new SparkConf().setAppName("structlr train").setMaster(master);
+        return open(master, "structlr train");
+    }
+
+    static JavaSparkContext open(String master, String app) {
+        SparkConf conf = new SparkConf().setAppName(app).setMaster(master);
         if (master.startsWith("local")) {
             // an embedded Spark talks to itself only: keep it on the loopback interface
             conf.setIfMissing("spark.driver.host", "127.0.0.1").setIfMissing("spark.driver.bindAddress", "127.0.0.1");
