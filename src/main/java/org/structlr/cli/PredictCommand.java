@@ -57,19 +57,19 @@ import picocli.CommandLine.Spec;
                 "Images are area-averaged to the working size (--size), featurised there (--features), and the predicted",
                 "probabilities resized back bilinearly; each pixel takes its most probable label."})
 final class PredictCommand implements Callable<Integer> {
-    @Option(names = "--model", required = true, paramLabel = "MODEL", description = "A model folder written by train.")
+    @Option(names = "--model", converter = PathConverter.class, required = true, paramLabel = "MODEL", description = "A model folder written by train.")
     Path model;
 
-    @Option(names = "--input", required = true, paramLabel = "FILE.npz|IMAGE|DIR",
+    @Option(names = "--input", converter = PathConverter.class, required = true, paramLabel = "FILE.npz|IMAGE|DIR",
             description = "One example (.npz), one image (.png, .jpg, .jpeg), or a folder of either kind.")
     Path input;
 
-    @Option(names = "--output", required = true, paramLabel = "FILE.npz|MASK.png|DIR",
+    @Option(names = "--output", converter = PathConverter.class, required = true, paramLabel = "FILE.npz|MASK.png|DIR",
             description = "Output file: .npz for an example, .png mask for an image; a folder when --input is a folder "
                     + "(one <name>.npz per example, one <name>.png mask per image).")
     Path output;
 
-    @Option(names = "--probabilities", paramLabel = "FILE.npz|DIR",
+    @Option(names = "--probabilities", converter = PathConverter.class, paramLabel = "FILE.npz|DIR",
             description = "Images only: also write 'probabilities' [H, W, L] (float32, the image's own size), 'labels' [H, W] "
                     + "and 'shape' per image to this .npz file (a folder of <name>.npz when --input is a folder).")
     Path probabilities;
@@ -161,6 +161,7 @@ final class PredictCommand implements Callable<Integer> {
                 tasks.add(new PredictTasks.ExampleTask(absolute(model), absolute(in), absolute(out), prediction.iterations, prediction.tolerance));
             }
             report(cluster.run(spark, tasks));
+            Staging.written(output);              // the executors wrote it (remote outputs: through Hadoop themselves)
             return Main.EXIT_OK;
         }
         for (int k = 0; k < examples.size(); k++) {
@@ -177,8 +178,10 @@ final class PredictCommand implements Callable<Integer> {
     // ------------------------------------------------------------------------------------------
     // images
 
+    /** Where executors find a path: the URI it was staged from (hdfs://...), else the absolute local path (a shared file system). */
     private static String absolute(Path p) {
-        return p.toAbsolutePath().normalize().toString();
+        String uri = Staging.uriOf(p);
+        return uri != null ? uri : p.toAbsolutePath().normalize().toString();
     }
 
     /** The tasks' log lines, in input order (unless --quiet). */
@@ -220,6 +223,8 @@ final class PredictCommand implements Callable<Integer> {
                         features, cell, patch, h, w, side, typedEdges, prediction.iterations, prediction.tolerance));
             }
             report(cluster.run(spark, tasks));
+            Staging.written(output);
+            if (probabilities != null) Staging.written(probabilities);
             if (folder && !common.quiet) {
                 spec.commandLine().getErr().printf(Locale.ROOT, "%d masks -> %s (%.1f s)%n", read.size(), output, (System.nanoTime() - t0) / 1e9);
             }

@@ -12,6 +12,7 @@ import org.structlr.data.Example;
 import org.structlr.data.ExampleIO;
 import org.structlr.data.NpyArray;
 import org.structlr.data.Npz;
+import org.structlr.data.RemoteFiles;
 import org.structlr.features.ImageReader;
 import org.structlr.features.LabelImages;
 import org.structlr.features.UnaryFeatures;
@@ -75,15 +76,56 @@ final class PredictTasks {
     private static final ThreadLocal<Map<String, CrfModel>> MODELS = ThreadLocal.withInitial(java.util.HashMap::new);
 
     static CrfModel loadedModel(String dir) {
-        return MODELS.get().computeIfAbsent(dir, d -> CrfModel.load(Path.of(d)));
+        return MODELS.get().computeIfAbsent(dir, d -> CrfModel.load(fetched(d)));
+    }
+
+    /** Whether a task's location is a remote URI (hdfs://...; staged on the driver), not a local or file: path. */
+    static boolean remote(String where) {
+        return where.matches("[A-Za-z][A-Za-z0-9+.-]*://.*") && !where.startsWith("file:");
+    }
+
+    /** A local path holding what is at {@code where}: itself, or a copy fetched through the build's RemoteFiles. */
+    static Path fetched(String where) {
+        if (!remote(where)) return Path.of(where);
+        try {
+            Path local = java.nio.file.Files.createTempDirectory("structlr-task").resolve(Path.of(java.net.URI.create(where).getPath()).getFileName().toString());
+            RemoteFiles.find().orElseThrow(() -> new IOException("no remote file system in this build")).fetch(where, local);
+            return local;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(where + ": cannot read: " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes an output at {@code where}: directly, or into a local file then published to the URI (replaced only when complete). */
+    static void write(String where, OutputBody body) throws IOException {
+        if (!remote(where)) {
+            body.write(Path.of(where));
+            return;
+        }
+        Path dir = java.nio.file.Files.createTempDirectory("structlr-task");
+        Path local = dir.resolve(Path.of(java.net.URI.create(where).getPath()).getFileName().toString());
+        try {
+            body.write(local);
+            RemoteFiles.find().orElseThrow(() -> new IOException("no remote file system in this build")).publish(local, where);
+        } finally {
+            org.structlr.data.AtomicFiles.deleteTree(dir);
+        }
+    }
+
+    interface OutputBody {
+        void write(Path local) throws IOException;
     }
 
     /** One .npz example to label (paths as strings: they travel to executors). */
     record ExampleTask(String model, String input, String output, int iterations, double tolerance) implements ClusterPrediction.Task {
         @Override
         public String run() throws IOException {
-            Predictor.Prediction p = predictExample(loadedModel(model), ExampleIO.read(Path.of(input)), Path.of(output), iterations, tolerance);
-            return String.format(Locale.ROOT, "%s -> %s (%d sweeps, gap %.2e)", input, output, p.inference().iterations(), p.inference().gap());
+            Path in = fetched(input);
+            Example ex = ExampleIO.read(in);
+            if (remote(input)) org.structlr.data.AtomicFiles.deleteTree(in.getParent());
+            Predictor.Prediction[] p = new Predictor.Prediction[1];
+            write(output, out -> p[0] = predictExample(loadedModel(model), ex, out, iterations, tolerance));
+            return String.format(Locale.ROOT, "%s -> %s (%d sweeps, gap %.2e)", input, output, p[0].inference().iterations(), p[0].inference().gap());
         }
     }
 
@@ -94,9 +136,26 @@ final class PredictTasks {
         @Override
         public String run() throws IOException {
             WorkingSize ws = longest > 0 ? new WorkingSize.Longest(longest) : new WorkingSize.Fixed(height, width);
-            ImageReader.WorkingImage img = new ImageReader().read(Path.of(input), ws);
-            Predictor.Prediction p = predictImage(loadedModel(model), img, CliChecks.unaryFeatures(features, cell, patch), typedEdges,
-                    Path.of(mask), probabilities == null ? null : Path.of(probabilities), iterations, tolerance);
+            Path in = fetched(input);
+            ImageReader.WorkingImage img = new ImageReader().read(in, ws);
+            if (remote(input)) org.structlr.data.AtomicFiles.deleteTree(in.getParent());
+            CrfModel m = loadedModel(model);
+            UnaryFeatures unary = CliChecks.unaryFeatures(features, cell, patch);
+            Predictor.Prediction p;
+            if (!remote(mask) && (probabilities == null || !remote(probabilities))) {
+                p = predictImage(m, img, unary, typedEdges, Path.of(mask), probabilities == null ? null : Path.of(probabilities), iterations, tolerance);
+            } else {
+                // both outputs into one local folder first, then each published to its URI
+                Path dir = java.nio.file.Files.createTempDirectory("structlr-task");
+                try {
+                    p = predictImage(m, img, unary, typedEdges, dir.resolve("mask.png"), probabilities == null ? null : dir.resolve("p.npz"),
+                            iterations, tolerance);
+                    write(mask, out -> java.nio.file.Files.copy(dir.resolve("mask.png"), out, java.nio.file.StandardCopyOption.REPLACE_EXISTING));
+                    if (probabilities != null) write(probabilities, out -> java.nio.file.Files.copy(dir.resolve("p.npz"), out, java.nio.file.StandardCopyOption.REPLACE_EXISTING));
+                } finally {
+                    org.structlr.data.AtomicFiles.deleteTree(dir);
+                }
+            }
             return String.format(Locale.ROOT, "%s -> %s (%dx%d, %d sweeps, gap %.2e)", input, mask, img.originalHeight(),
                     img.originalWidth(), p.inference().iterations(), p.inference().gap());
         }
