@@ -191,14 +191,14 @@ class SparkClusterTest {
     }
 
     /**
-     * Parameter averaging across executor JVMs: (mlp, zero), 3 iterations, on the two workers gives
+     * Parameter averaging across executor JVMs: (mlp, zero), 2 iterations, on the two workers gives
      * the local[2] run bit for bit (same blocks, each block's network fitted from the same broadcast
      * start, the average taken in block order), and its networks score identically.
      */
     @Test
     @Order(6)
     void mlpAveragedOnTwoWorkersIsTheLocalRunBitForBit() {
-        LearnSettings three = new LearnSettings(3, SETTINGS.eps(), SETTINGS.sweepsPerFit(), SETTINGS.evalSweeps(), SETTINGS.seed());
+        LearnSettings three = new LearnSettings(2, SETTINGS.eps(), SETTINGS.sweepsPerFit(), SETTINGS.evalSweeps(), SETTINGS.seed());
         var data = SparkLocalTest.data;
         Training.Outcome onWorkers = new SparkTraining().train(cluster.url(), data, "mlp", "zero", three, 1, LearnListener.NONE, null, StateSink.NONE);
         Training.Outcome local = new SparkTraining().train("local[2]", data, "mlp", "zero", three, 1, LearnListener.NONE, null, StateSink.NONE);

@@ -93,7 +93,7 @@ class SparkHadoopPathsTest {
     void trainAndPredictOnSparkWithARemoteFileSystem() throws IOException {
         Path data = tmp.resolve("data"), models = Files.createDirectories(tmp.resolve("models"));
         new DenoisingGenerator().generateTo(data, 3, 3, 12, 12, 5);
-        Run t = run("train", "--spark", "local[2]", "--data", uri("testfs", data), "--unary", "linear", "--pairwise", "linear",
+        Run t = run("train", "--spark", "local[2]", "--data", uri("testfs", data), "--unary", "const", "--pairwise", "zero",
                 "--iterations", "2", "--sweeps", "5", "--eval-sweeps", "5", "--output", uri("testfs", models.resolve("m")), "--quiet");
         assertEquals(Main.EXIT_OK, t.code(), t.err());
         CrfModel m = CrfModel.load(models.resolve("m"));
