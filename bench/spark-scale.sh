@@ -37,8 +37,8 @@ if [ ! -d "$OUT/gen/data/train" ]; then
 fi
 TRAIN=(train --data "$OUT/gen/data" --unary "$UNARY" --pairwise "$PAIRWISE" --iterations "$IT" --threads 1 --quiet)
 
-run org.structlr.cli.Main "${TRAIN[@]}" --report "$OUT/$TAGone.json"
-run org.structlr.cli.Main "${TRAIN[@]}" --spark 'local[2]' --report "$OUT/$TAGlocal2.json"
+run org.structlr.cli.Main "${TRAIN[@]}" --report "$OUT/${TAG}one.json"
+run org.structlr.cli.Main "${TRAIN[@]}" --spark 'local[2]' --report "$OUT/${TAG}local2.json"
 
 # the standalone cluster: executors get this classpath and the same flags
 PORT=7177; UI=8180
@@ -58,7 +58,7 @@ for _ in $(seq 60); do
 done
 run -Dspark.driver.host=127.0.0.1 -Dspark.driver.bindAddress=127.0.0.1 -Dspark.executor.memory=4g \
     -Dspark.executor.extraClassPath="$CP" -Dspark.executor.extraJavaOptions="$FLAGS" -Dspark.executorEnv.OMP_NUM_THREADS=1 \
-    org.structlr.cli.Main "${TRAIN[@]}" --spark spark://127.0.0.1:$PORT --report "$OUT/$TAGcluster.json"
+    org.structlr.cli.Main "${TRAIN[@]}" --spark spark://127.0.0.1:$PORT --report "$OUT/${TAG}cluster.json"
 
 python3 - "$OUT" "$IT" "$TAG" <<'PY'
 import json, sys
