@@ -28,7 +28,32 @@ public interface AveragedNetworkOracle extends Oracle, Serializable {
      * partitions of full-size batches: half the steps per fit, and after 10 iterations of (mlp,
      * linear) a test error of 0.278 against one machine's 0.196.)
      */
-    NetworkState fitLocal(NetworkState from, BiasedLogisticProblem rows, int part, double share);
+    NetworkState fitLocal(NetworkState from, BiasedLogisticProblem rows, int part, double share, Round round);
+
+    /**
+     * Which part of a fit a call does: round {@code index} of {@code count} takes the steps
+     * {@code [index/count, (index+1)/count)} of the partition's steps of the fit (all epochs), so a
+     * fit can be averaged every few steps instead of once (more rounds: more Spark jobs, networks
+     * that drift apart less between averages). {@link #WHOLE} is the whole fit.
+     */
+    record Round(int index, int count) implements Serializable {
+        public static final Round WHOLE = new Round(0, 1);
+
+        public Round {
+            if (count < 1 || index < 0 || index >= count) throw new IllegalArgumentException("round " + index + " of " + count);
+        }
+
+        long from(long steps) {
+            return steps * index / count;
+        }
+
+        long to(long steps) {
+            return steps * (index + 1) / count;
+        }
+    }
+
+    /** The mini-batch steps a whole fit on {@code rows} rows takes on one machine. */
+    long stepsPerFit(long rows);
 
     /** The fitted function of an (averaged) state: counted as one more fit than its start. */
     ScoreFunction finish(NetworkState averaged);

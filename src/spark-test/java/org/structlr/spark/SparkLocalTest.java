@@ -96,16 +96,23 @@ class SparkLocalTest {
 
     /**
      * Parameter averaging over ONE partition is the single-machine MLP fit (same start, same
-     * shuffle, the network's parameters and momentum through their float-array form and back):
-     * identical curves. This is what makes the averaging's plumbing testable exactly.
+     * shuffle, the network's parameters and momentum through their float-array form and back),
+     * also when each fit is cut into rounds of 3 mini-batch steps (10 steps per fit here: 4 rounds,
+     * the state going through the driver between them): identical curves. This is what makes the
+     * averaging's plumbing testable exactly.
      */
     @Test
     void mlpAveragedOverOnePartitionIsTheSingleMachineFit() {
         LearnSettings three = iterations(3);
         Training.Outcome one = Training.train(data, "mlp", "zero", three, 1, LearnListener.NONE);
-        Training.Outcome spark = withPartitions(1, () -> new SparkTraining().train("local[2]", data, "mlp", "zero", three, 1,
-                LearnListener.NONE, null, StateSink.NONE));
-        assertSameCurve(one, spark);
+        System.setProperty(DistributedFits.AVERAGE_EVERY, "3");
+        try {
+            Training.Outcome spark = withPartitions(1, () -> new SparkTraining().train("local[2]", data, "mlp", "zero", three, 1,
+                    LearnListener.NONE, null, StateSink.NONE));
+            assertSameCurve(one, spark);
+        } finally {
+            System.clearProperty(DistributedFits.AVERAGE_EVERY);
+        }
     }
 
     /**

@@ -93,7 +93,11 @@ final class DistributedFits {
      * (parameters and momentum as float arrays), every training block fits it on its own rows with
      * the oracle's passes and mini-batches scaled by its share of the rows
      * ({@link AveragedNetworkOracle#fitLocal}), and the driver averages
-     * parameters and updater states weighted by the blocks' row counts, in block order.
+     * parameters and updater states weighted by the blocks' row counts, in block order. A fit is
+     * done in rounds of about {@value #DEFAULT_AVERAGE_EVERY} mini-batch steps ({@code
+     * spark.structlr.averageEvery}), with an average after each: averaged once per pass, networks
+     * trained apart for thousands of steps averaged badly (measured: 160 images of 100x100, two
+     * partitions, (mlp, linear) after 2 iterations: test error 0.172 against one machine's 0.137).
      * Collected rather than Spark's treeAggregate: treeAggregate and reduce combine partial results
      * in the order tasks finish (and its tree level shuffles), so the last bits of the average would
      * depend on timing; in block order a rerun, or a partition recomputed after a lost executor,
@@ -106,12 +110,27 @@ final class DistributedFits {
         JavaSparkContext sc = JavaSparkContext.fromSparkContext(blocks.context());
         JavaRDD<Block> train = blocks.filter(b -> !b.test);
         double n = rowCount(train, type);
+        int every = blocks.context().getConf().getInt(AVERAGE_EVERY, DEFAULT_AVERAGE_EVERY);
+        if (every < 1) throw new org.structlr.data.BadInputException(AVERAGE_EVERY + " must be at least 1, got " + every);
+        int rounds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (oracle.stepsPerFit((long) n) + every - 1) / every));
+        NetworkState state = start;
+        for (int r = 0; r < rounds; r++) state = averageRound(oracle, sc, train, type, classes, n, state, new AveragedNetworkOracle.Round(r, rounds));
+        return oracle.finish(state);
+    }
+
+    /** Spark property: mini-batch steps (of the single-machine fit) between two averages. */
+    static final String AVERAGE_EVERY = "spark.structlr.averageEvery";
+    static final int DEFAULT_AVERAGE_EVERY = 100;
+
+    /** One round: every training block fits the broadcast state on its own rows; the row-weighted average in block order. */
+    private static NetworkState averageRound(AveragedNetworkOracle oracle, JavaSparkContext sc, JavaRDD<Block> train, int type, int classes,
+                                             double n, NetworkState start, AveragedNetworkOracle.Round round) {
         Broadcast<NetworkState> from = sc.broadcast(start);
         try {
             List<Weighted> parts = train.map(b -> {
                 BiasedLogisticProblem rows = problem(b, type, classes);
                 if (rows.numRows() == 0) return new Weighted(b.index, 0, null, null);
-                NetworkState s = oracle.fitLocal(from.value(), rows, b.index, rows.numRows() / n);
+                NetworkState s = oracle.fitLocal(from.value(), rows, b.index, rows.numRows() / n, round);
                 return new Weighted(b.index, rows.numRows(), s.params(), s.updater());
             }).collect();
             double total = 0;
@@ -123,7 +142,7 @@ final class DistributedFits {
                 for (int k = 0; k < u.length; k++) u[k] += (double) w.rows() * w.updater()[k];
             }
             if (total == 0) throw new IllegalStateException("no training rows for factor type " + type);
-            return oracle.finish(start.with(mean(p, total), mean(u, total)));
+            return start.with(mean(p, total), mean(u, total));
         } finally {
             from.destroy();
         }
