@@ -15,17 +15,27 @@ import org.structlr.data.RemoteFiles;
  * scheme with a Hadoop FileSystem on the classpath, hdfs:// and object stores with the user's
  * connector (s3a://, gs://, abfs://). The Hadoop configuration is the usual one (core-site.xml and
  * hdfs-site.xml from the classpath or HADOOP_CONF_DIR) plus every JVM property
- * {@code spark.hadoop.K=V} as {@code K=V}, as Spark itself does.
+ * {@code spark.hadoop.K=V} as {@code K=V}, as Spark itself does, and fewer connection retries.
  */
 public final class HadoopFiles implements RemoteFiles {
 
     static Configuration configuration() {
         Configuration conf = new Configuration();
+        // a wrong name-node address should be an error within seconds, not after Hadoop's default
+        // 10 refused / 45 timed-out connection attempts (up to 15 minutes); the user's settings win
+        unlessConfigured(conf, "ipc.client.connect.max.retries", "2");
+        unlessConfigured(conf, "ipc.client.connect.max.retries.on.timeouts", "2");
         for (Map.Entry<Object, Object> e : System.getProperties().entrySet()) {
             String k = e.getKey().toString();
             if (k.startsWith("spark.hadoop.")) conf.set(k.substring("spark.hadoop.".length()), e.getValue().toString());
         }
         return conf;
+    }
+
+    /** Sets k unless a site file (not Hadoop's own core-default.xml) gives it. */
+    private static void unlessConfigured(Configuration conf, String k, String v) {
+        String[] from = conf.getPropertySources(k);
+        if (from == null || java.util.Arrays.stream(from).allMatch(f -> f.equals("core-default.xml"))) conf.set(k, v);
     }
 
     private static org.apache.hadoop.fs.Path path(String uri) {
