@@ -5,14 +5,19 @@
 # through Spark's own classes), with where the time went (oracle fits, message passing, evaluation).
 #
 #   mvn -B -Pspark package -DskipTests && bench/spark-scale.sh [ITERATIONS=3] [SIZE=100]
+#   UNARY=mlp PAIRWISE=linear bench/spark-scale.sh 2 100     # other classes (default linear, linear)
 #
-# Writes runs/spark-scale/{one,local2,cluster}.json and prints a Markdown table. Run it on an
+# Writes runs/spark-scale/[UNARY-PAIRWISE-]{one,local2,cluster}.json and prints a Markdown table. Run it on an
 # otherwise idle machine: every setting runs one OpenMP thread per JVM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 IT=${1:-3}
 SIZE=${2:-100}
 OUT=runs/spark-scale
+UNARY=${UNARY:-linear}
+PAIRWISE=${PAIRWISE:-linear}
+TAG=""
+[ "$UNARY-$PAIRWISE" = "linear-linear" ] || TAG="$UNARY-$PAIRWISE-"
 mkdir -p "$OUT"
 export OMP_NUM_THREADS=1
 FLAGS="--add-modules=jdk.incubator.vector"
@@ -30,10 +35,10 @@ if [ ! -d "$OUT/gen/data/train" ]; then
   run org.structlr.cli.Main demo --train 160 --test 16 --size "$SIZE" --iterations 1 --unary zero --pairwise zero \
       --threads 1 --quiet --out "$OUT/gen" >/dev/null
 fi
-TRAIN=(train --data "$OUT/gen/data" --unary linear --pairwise linear --iterations "$IT" --threads 1 --quiet)
+TRAIN=(train --data "$OUT/gen/data" --unary "$UNARY" --pairwise "$PAIRWISE" --iterations "$IT" --threads 1 --quiet)
 
-run org.structlr.cli.Main "${TRAIN[@]}" --report "$OUT/one.json"
-run org.structlr.cli.Main "${TRAIN[@]}" --spark 'local[2]' --report "$OUT/local2.json"
+run org.structlr.cli.Main "${TRAIN[@]}" --report "$OUT/${TAG}one.json"
+run org.structlr.cli.Main "${TRAIN[@]}" --spark 'local[2]' --report "$OUT/${TAG}local2.json"
 
 # the standalone cluster: executors get this classpath and the same flags
 PORT=7177; UI=8180
@@ -53,17 +58,17 @@ for _ in $(seq 60); do
 done
 run -Dspark.driver.host=127.0.0.1 -Dspark.driver.bindAddress=127.0.0.1 -Dspark.executor.memory=4g \
     -Dspark.executor.extraClassPath="$CP" -Dspark.executor.extraJavaOptions="$FLAGS" -Dspark.executorEnv.OMP_NUM_THREADS=1 \
-    org.structlr.cli.Main "${TRAIN[@]}" --spark spark://127.0.0.1:$PORT --report "$OUT/cluster.json"
+    org.structlr.cli.Main "${TRAIN[@]}" --spark spark://127.0.0.1:$PORT --report "$OUT/${TAG}cluster.json"
 
-python3 - "$OUT" "$IT" <<'PY'
+python3 - "$OUT" "$IT" "$TAG" <<'PY'
 import json, sys
-out, it = sys.argv[1], int(sys.argv[2])
+out, it, tag = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 rows = [("one machine", "one"), ("Spark local[2]", "local2"), ("Spark standalone, 2 workers", "cluster")]
 base = None
 print("| setting | s / iteration | ratio to one machine | oracle fits s | message passing s | evaluation s | final objective | test error |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for name, f in rows:
-    r = json.load(open(f"{out}/{f}.json"))
+    r = json.load(open(f"{out}/{tag}{f}.json"))
     curve = r["iterations"]; last = curve[-1]; s = r["seconds"]
     per = last["seconds"] / it
     base = base or per

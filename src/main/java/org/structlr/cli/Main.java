@@ -38,10 +38,10 @@ public final class Main implements Runnable {
         if (err != null) cl.setErr(err);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             if (ex instanceof BadInputException) {
-                cmd.getErr().println("error: " + ex.getMessage());
+                cmd.getErr().println("error: " + Staging.unstage(ex.getMessage()));
                 return EXIT_USAGE;
             }
-            cmd.getErr().println("failed: " + ex);
+            cmd.getErr().println("failed: " + Staging.unstage(ex.toString()));
             return EXIT_FAILURE;
         });
         cl.setParameterExceptionHandler((ex, a) -> {
@@ -49,7 +49,18 @@ public final class Main implements Runnable {
             ex.getCommandLine().getErr().println("try: structlr " + ex.getCommandLine().getCommandName() + " --help");
             return EXIT_USAGE;
         });
-        return cl.execute(args);
+        Staging.begin();                          // remote paths (-Pspark build): staged per command
+        int code = EXIT_FAILURE;
+        try {
+            code = cl.execute(args);
+        } finally {
+            String failed = Staging.finish(code == EXIT_OK);
+            if (failed != null) {
+                cl.getErr().println("failed: " + failed);
+                code = EXIT_FAILURE;
+            }
+        }
+        return code;
     }
 
     public static void main(String[] args) {

@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -15,13 +14,9 @@ import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
-import org.nd4j.linalg.api.buffer.DataType;
-import org.nd4j.linalg.api.ndarray.INDArray;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Example;
 import org.structlr.data.ExampleIO;
-import org.structlr.data.NpyArray;
-import org.structlr.data.Npz;
 import org.structlr.features.HorseLoader;
 import org.structlr.features.WorkingSize;
 import org.structlr.features.ImageFeatures;
@@ -29,8 +24,8 @@ import org.structlr.features.ImageReader;
 import org.structlr.features.LabelImages;
 import org.structlr.features.PatchFeatures;
 import org.structlr.features.UnaryFeatures;
+import org.structlr.model.ClusterPrediction;
 import org.structlr.model.CrfModel;
-import org.structlr.model.ExampleBatch;
 import org.structlr.model.Predictor;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -56,19 +51,19 @@ import picocli.CommandLine.Spec;
                 "Images are area-averaged to the working size (--size), featurised there (--features), and the predicted",
                 "probabilities resized back bilinearly; each pixel takes its most probable label."})
 final class PredictCommand implements Callable<Integer> {
-    @Option(names = "--model", required = true, paramLabel = "MODEL", description = "A model folder written by train.")
+    @Option(names = "--model", converter = PathConverter.class, required = true, paramLabel = "MODEL", description = "A model folder written by train.")
     Path model;
 
-    @Option(names = "--input", required = true, paramLabel = "FILE.npz|IMAGE|DIR",
+    @Option(names = "--input", converter = PathConverter.class, required = true, paramLabel = "FILE.npz|IMAGE|DIR",
             description = "One example (.npz), one image (.png, .jpg, .jpeg), or a folder of either kind.")
     Path input;
 
-    @Option(names = "--output", required = true, paramLabel = "FILE.npz|MASK.png|DIR",
+    @Option(names = "--output", converter = PathConverter.class, required = true, paramLabel = "FILE.npz|MASK.png|DIR",
             description = "Output file: .npz for an example, .png mask for an image; a folder when --input is a folder "
                     + "(one <name>.npz per example, one <name>.png mask per image).")
     Path output;
 
-    @Option(names = "--probabilities", paramLabel = "FILE.npz|DIR",
+    @Option(names = "--probabilities", converter = PathConverter.class, paramLabel = "FILE.npz|DIR",
             description = "Images only: also write 'probabilities' [H, W, L] (float32, the image's own size), 'labels' [H, W] "
                     + "and 'shape' per image to this .npz file (a folder of <name>.npz when --input is a folder).")
     Path probabilities;
@@ -98,6 +93,12 @@ final class PredictCommand implements Callable<Integer> {
             description = "Images only: patch side (odd) of patch features (default: the model's, else " + PatchFeatures.DEFAULT_K + ").")
     Integer patch;
 
+    // hook for the -Pspark build (ClusterPrediction): the same outputs, inputs labelled in parallel
+    @Option(names = "--spark", paramLabel = "MASTER",
+            description = "Label the inputs in parallel on Apache Spark: local[N] (embedded, N threads) or spark://HOST:PORT."
+                    + " Only in the -Pspark build; the model, inputs and outputs must be on a file system every executor sees.")
+    String spark;
+
     @Mixin
     PredictionOptions prediction;
 
@@ -111,6 +112,7 @@ final class PredictCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         prediction.check();
         common.apply();
+        ClusterPrediction cluster = spark == null ? null : ClusterPrediction.find("--spark");
         CrfModel m = CrfModel.load(model);
         if (!Files.exists(input)) throw new BadInputException(input, "no such file or folder");
         boolean folder = Files.isDirectory(input);
@@ -134,29 +136,32 @@ final class PredictCommand implements Callable<Integer> {
         } else {
             throw new BadInputException(input, "unknown extension: predict reads .npz examples or .png, .jpg, .jpeg images");
         }
-        if (!images.isEmpty()) return predictImages(m, images, folder);
+        if (!images.isEmpty()) return predictImages(m, images, folder, cluster);
         if (probabilities != null) {
             throw new BadInputException("option '--probabilities' is for image input; the .npz predictions hold 'marginals' already");
         }
-        return predictExamples(m, npz, folder);
+        return predictExamples(m, npz, folder, cluster);
     }
 
-    private Integer predictExamples(CrfModel m, List<Path> inputs, boolean folder) throws IOException {
+    private Integer predictExamples(CrfModel m, List<Path> inputs, boolean folder, ClusterPrediction cluster) throws IOException {
         CliChecks.output("--output", output, folder);
         // Read and check everything before writing anything.
         List<Example> examples = inputs.stream().map(ExampleIO::read).toList();
         for (Example e : examples) Predictor.checkCompatible(m, e);
+        if (cluster != null) {
+            List<PredictTasks.ExampleTask> tasks = new ArrayList<>();
+            for (Path in : inputs) {
+                Path out = folder ? output.resolve(in.getFileName()) : output;
+                tasks.add(new PredictTasks.ExampleTask(absolute(model), absolute(in), absolute(out), prediction.iterations, prediction.tolerance));
+            }
+            report(cluster.run(spark, tasks));
+            Staging.written(output);              // the executors wrote it (remote outputs: through Hadoop themselves)
+            return Main.EXIT_OK;
+        }
         for (int k = 0; k < examples.size(); k++) {
             Example ex = examples.get(k);
-            ExampleBatch b = new ExampleBatch(List.of(ex), m.numLabels(), m.pairTypes());
-            Predictor.Prediction p = Predictor.predict(m, b, prediction.stop(b));
             Path out = folder ? output.resolve(inputs.get(k).getFileName()) : output;
-            Map<String, NpyArray> arrays = new LinkedHashMap<>();
-            arrays.put("labels", NpyArray.ofInts(p.labels(), p.labels().length));
-            INDArray marg = p.marginals().castTo(DataType.FLOAT);
-            arrays.put("marginals", NpyArray.fromINDArray(marg));
-            ex.shape().ifPresent(sh -> arrays.put("shape", NpyArray.ofInts(sh, 2)));
-            Npz.write(out, arrays);
+            Predictor.Prediction p = PredictTasks.predictExample(m, ex, out, prediction.iterations, prediction.tolerance);
             if (!common.quiet) {
                 spec.commandLine().getErr().printf("%s -> %s (%d sweeps, gap %.2e)%n", inputs.get(k), out, p.inference().iterations(), p.inference().gap());
             }
@@ -167,7 +172,18 @@ final class PredictCommand implements Callable<Integer> {
     // ------------------------------------------------------------------------------------------
     // images
 
-    private Integer predictImages(CrfModel m, List<Path> inputs, boolean folder) throws IOException {
+    /** Where executors find a path: the URI it was staged from (hdfs://...), else the absolute local path (a shared file system). */
+    private static String absolute(Path p) {
+        String uri = Staging.uriOf(p);
+        return uri != null ? uri : p.toAbsolutePath().normalize().toString();
+    }
+
+    /** The tasks' log lines, in input order (unless --quiet). */
+    private void report(List<String> lines) {
+        if (!common.quiet) for (String line : lines) spec.commandLine().getErr().println(line);
+    }
+
+    private Integer predictImages(CrfModel m, List<Path> inputs, boolean folder, ClusterPrediction cluster) throws IOException {
         boolean fromModel = resolveRecipe(m);
         WorkingSize ws = workingSize();
         UnaryFeatures unary = CliChecks.unaryFeatures(features, cell, patch);
@@ -190,11 +206,29 @@ final class PredictCommand implements Callable<Integer> {
             }
         }
         long t0 = System.nanoTime();
+        if (cluster != null) {
+            int h = ws instanceof WorkingSize.Fixed f ? f.height() : 0, w = ws instanceof WorkingSize.Fixed f ? f.width() : 0;
+            int side = ws instanceof WorkingSize.Longest l ? l.side() : 0;
+            List<PredictTasks.ImageTask> tasks = new ArrayList<>();
+            for (ImageReader.WorkingImage img : read) {
+                Path mask = folder ? output.resolve(ImageReader.stem(img.file()) + ".png") : output;
+                Path probs = probabilities == null ? null : folder ? probabilities.resolve(ImageReader.stem(img.file()) + ".npz") : probabilities;
+                tasks.add(new PredictTasks.ImageTask(absolute(model), absolute(img.file()), absolute(mask), probs == null ? null : absolute(probs),
+                        features, cell, patch, h, w, side, typedEdges, prediction.iterations, prediction.tolerance));
+            }
+            report(cluster.run(spark, tasks));
+            Staging.written(output);
+            if (probabilities != null) Staging.written(probabilities);
+            if (folder && !common.quiet) {
+                spec.commandLine().getErr().printf(Locale.ROOT, "%d masks -> %s (%.1f s)%n", read.size(), output, (System.nanoTime() - t0) / 1e9);
+            }
+            return Main.EXIT_OK;
+        }
         try (ProgressBar bar = bar("predict", inputs.size(), folder)) {
             for (ImageReader.WorkingImage img : read) {
                 Path mask = folder ? output.resolve(ImageReader.stem(img.file()) + ".png") : output;
                 Path probs = probabilities == null ? null : folder ? probabilities.resolve(ImageReader.stem(img.file()) + ".npz") : probabilities;
-                Predictor.Prediction p = predictImage(m, img, unary, typedEdges, mask, probs);
+                Predictor.Prediction p = PredictTasks.predictImage(m, img, unary, typedEdges, mask, probs, prediction.iterations, prediction.tolerance);
                 if (bar != null) {
                     bar.step();
                 } else if (!common.quiet) {
@@ -207,30 +241,6 @@ final class PredictCommand implements Callable<Integer> {
             spec.commandLine().getErr().printf(Locale.ROOT, "%d masks -> %s (%.1f s)%n", read.size(), output, (System.nanoTime() - t0) / 1e9);
         }
         return Main.EXIT_OK;
-    }
-
-    /** Predicts one image at its working size and writes its mask (and probabilities) at its own size. */
-    private Predictor.Prediction predictImage(CrfModel m, ImageReader.WorkingImage img, UnaryFeatures unary, boolean typedEdges,
-                                              Path mask, Path probs) throws IOException {
-        Example ex = img.example(unary, typedEdges);
-        ExampleBatch b = new ExampleBatch(List.of(ex), m.numLabels(), m.pairTypes());
-        Predictor.Prediction p = Predictor.predict(m, b, prediction.stop(b));
-        int L = m.numLabels(), H = img.originalHeight(), W = img.originalWidth();
-        float[] working;
-        try (INDArray marg = p.marginals().castTo(DataType.FLOAT).dup('c')) {
-            working = marg.data().asFloat();
-        }
-        float[] full = LabelImages.resizeBilinear(working, img.height(), img.width(), L, H, W);
-        int[] labels = LabelImages.argmax(full, L);
-        LabelImages.writePng(mask, LabelImages.mask(labels, H, W, L));
-        if (probs != null) {
-            Map<String, NpyArray> arrays = new LinkedHashMap<>();
-            arrays.put("probabilities", NpyArray.ofFloats(full, H, W, L));
-            arrays.put("labels", NpyArray.ofInts(labels, H, W));
-            arrays.put("shape", NpyArray.ofInts(new int[] {H, W}, 2));
-            Npz.write(probs, arrays);
-        }
-        return p;
     }
 
     /**

@@ -50,7 +50,7 @@ import org.nd4j.linalg.learning.config.Nesterovs;
  * convergence, per call). The updater state travels with the network; the network's precision is the
  * first problem's (FLOAT recommended). Deterministic for a seed on one machine and thread count.
  */
-final class CnnOracle implements Oracle {
+final class CnnOracle implements AveragedNetworkOracle {
 
     public static final double UNARY_STEP = 0.25;
     public static final int DEFAULT_FILTERS1 = 8;
@@ -157,6 +157,36 @@ final class CnnOracle implements Oracle {
         Nets.Start start = Nets.start(previous, CnnScore.class, "cnn oracle", () -> newNetwork(p.numFeatures(), p.numClasses(), p.dataType()));
         Nets.trainMinibatches(start.net(), p, seed * 1_000_003L + start.fits(), epochsPerFit, batchSize);
         return new CnnScore(start.net(), start.fits() + 1);
+    }
+
+    // --- hook for the Spark learner's parameter averaging (AveragedNetworkOracle) ---
+
+    @Override
+    public NetworkState start(ScoreFunction previous, int numFeatures, int numClasses, DataType dataType) {
+        patchSide(numFeatures);
+        Nets.Start start = Nets.start(previous, CnnScore.class, "cnn oracle", () -> newNetwork(numFeatures, numClasses, dataType));
+        return NetworkState.of(start.net(), start.fits());
+    }
+
+    @Override
+    public NetworkState fitLocal(NetworkState from, BiasedLogisticProblem rows, int part, double share, Round round) {
+        org.deeplearning4j.nn.multilayer.MultiLayerNetwork net = from.network();
+        // partition 0 shuffles as the single-machine fit does, so averaging over one partition is that fit exactly
+        int batch = Math.max(1, (int) Math.round(batchSize * share));
+        long steps = Nets.stepsPerFit(rows.numRows(), epochsPerFit, batch);
+        Nets.trainMinibatchSteps(net, rows, seed * 1_000_003L + from.fits() + part * 0x9E3779B97F4A7C15L, epochsPerFit, batch,
+                round.from(steps), round.to(steps));
+        return NetworkState.of(net, from.fits());
+    }
+
+    @Override
+    public long stepsPerFit(long rows) {
+        return Nets.stepsPerFit(rows, epochsPerFit, batchSize);
+    }
+
+    @Override
+    public ScoreFunction finish(NetworkState averaged) {
+        return new CnnScore(averaged.network(), averaged.fits() + 1);
     }
 
     @Override

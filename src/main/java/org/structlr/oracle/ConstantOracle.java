@@ -41,35 +41,34 @@ public final class ConstantOracle implements Oracle {
     public ScoreFunction fit(BiasedLogisticProblem p, ScoreFunction previous) {
         ScoreFunctions.checkClasses(previous, p, "constant oracle");
         int c = p.numClasses();
-        double[] w;
-        if (previous == null || previous instanceof ZeroScore) {
-            w = new double[c];
-        } else if (previous instanceof ConstantScore cs) {
-            w = cs.weights();
-        } else {
-            throw new IllegalArgumentException("constant oracle: cannot continue from a " + previous.kind() + " function");
-        }
+        double[] w = start(previous, c);
         double[] b = BiasedLogisticProblem.flatDouble(p.bias());
         int[] y = p.labels();
-        int n = y.length;
-        double[] counts = new double[c];
-        for (int label : y) counts[label]++;
+        return fit(c, y.length, w, (v, g, h) -> loss(v, b, y, g, h));
+    }
 
+    /**
+     * Hook for fitting rows held elsewhere (the Spark learner sums per-partition {@link #loss} terms):
+     * the same damped Newton from {@code w} (not modified) on {@code n} rows, where {@code total}
+     * gives L(w) summed over all rows with its gradient and, when asked, its C x C Hessian (row-major).
+     */
+    public ConstantScore fit(int c, long n, double[] w0, SecondOrderObjective total) {
+        double[] w = w0.clone();
         double[] grad = new double[c];
-        double[][] hess = new double[c][c];
+        double[] hess = new double[c * c];
         double[] trial = new double[c];
-        double loss = evaluate(w, b, y, counts, grad, hess);
+        double loss = total.valueGradientHessian(w, grad, hess);
         for (int it = 0; it < maxIterations; it++) {
             double gmax = 0;
             for (double g : grad) gmax = Math.max(gmax, Math.abs(g));
             if (gmax / n <= gradTolerance) break;
             double diag = 0;
-            for (int k = 0; k < c; k++) diag += hess[k][k];
+            for (int k = 0; k < c; k++) diag += hess[k * c + k];
             diag = Math.max(diag / c, 1e-300);
             double[][] a = new double[c][c];
             double[] rhs = new double[c];
             for (int i = 0; i < c; i++) {
-                for (int j = 0; j < c; j++) a[i][j] = hess[i][j] + diag;
+                for (int j = 0; j < c; j++) a[i][j] = hess[i * c + j] + diag;
                 a[i][i] += 1e-12 * diag;
                 rhs[i] = -grad[i];
             }
@@ -85,7 +84,7 @@ public final class ConstantOracle implements Oracle {
             boolean accepted = false;
             for (int ls = 0; ls < 60; ls++) {
                 for (int k = 0; k < c; k++) trial[k] = w[k] + t * d[k];
-                double trialLoss = evaluate(trial, b, y, counts, null, null);
+                double trialLoss = total.valueGradientHessian(trial, null, null);
                 if (trialLoss <= loss + 1e-4 * t * slope) {
                     accepted = true;
                     break;
@@ -94,19 +93,30 @@ public final class ConstantOracle implements Oracle {
             }
             if (!accepted || t < 1e-6) break;               // no further decrease representable
             System.arraycopy(trial, 0, w, 0, c);
-            loss = evaluate(w, b, y, counts, grad, hess);
+            loss = total.valueGradientHessian(w, grad, hess);
         }
         return new ConstantScore(w);
     }
 
-    /** L(w); fills grad and hess when they are non-null. */
-    private static double evaluate(double[] w, double[] b, int[] y, double[] counts, double[] grad, double[][] hess) {
+    /** Where a fit continues from: the previous weights, or zeros after nothing or the zero function (hook for the Spark learner). */
+    public static double[] start(ScoreFunction previous, int c) {
+        if (previous == null || previous instanceof ZeroScore) return new double[c];
+        if (previous instanceof ConstantScore cs) return cs.weights();
+        throw new IllegalArgumentException("constant oracle: cannot continue from a " + previous.kind() + " function");
+    }
+
+    /**
+     * L(w) summed over the rows (bias b row-major [n, C], labels y); fills grad (C) and hess (C x C,
+     * row-major) when they are non-null. Public for the Spark learner's per-partition sums.
+     */
+    public static double loss(double[] w, double[] b, int[] y, double[] grad, double[] hess) {
         int c = w.length;
         double[] pr = new double[c];
         if (grad != null) {
-            for (int k = 0; k < c; k++) grad[k] = -counts[k];
-            for (double[] row : hess) java.util.Arrays.fill(row, 0);
+            for (int k = 0; k < c; k++) grad[k] = 0;
+            for (int label : y) grad[label]--;
         }
+        if (hess != null) java.util.Arrays.fill(hess, 0);
         double total = 0;
         for (int i = 0; i < y.length; i++) {
             int o = i * c;
@@ -122,8 +132,9 @@ public final class ConstantOracle implements Oracle {
                 for (int k = 0; k < c; k++) pr[k] /= sum;
                 for (int k = 0; k < c; k++) {
                     grad[k] += pr[k];
-                    hess[k][k] += pr[k];
-                    for (int j = 0; j < c; j++) hess[k][j] -= pr[k] * pr[j];
+                    if (hess == null) continue;
+                    hess[k * c + k] += pr[k];
+                    for (int j = 0; j < c; j++) hess[k * c + j] -= pr[k] * pr[j];
                 }
             }
         }

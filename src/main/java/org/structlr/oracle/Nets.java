@@ -82,10 +82,26 @@ final class Nets {
      * reorders the rows: {@code getRows} took seconds for 160k rows here.
      */
     static void trainMinibatches(MultiLayerNetwork net, BiasedLogisticProblem p, long shuffleSeed, int epochs, int batchSize) {
+        trainMinibatchSteps(net, p, shuffleSeed, epochs, batchSize, 0, Long.MAX_VALUE);
+    }
+
+    /** Mini-batch steps per fit: epochs * ceil(n / batchSize). */
+    static long stepsPerFit(long n, int epochs, int batchSize) {
+        return epochs * ((n + batchSize - 1) / batchSize);
+    }
+
+    /**
+     * Only the steps {@code fromStep <= s < toStep} of {@link #trainMinibatches} (numbered over all
+     * its epochs; the shuffles of every epoch are still drawn, so step s is the same batch either
+     * way): a fit done in rounds, with the Spark learner's parameter averaging between them.
+     */
+    static void trainMinibatchSteps(MultiLayerNetwork net, BiasedLogisticProblem p, long shuffleSeed, int epochs, int batchSize,
+                                    long fromStep, long toStep) {
         org.nd4j.linalg.api.buffer.DataType dt = net.params().dataType();
         INDArray x = p.features().castTo(dt);
         INDArray labels = p.lossLabels().castTo(dt);
         int n = p.numRows();
+        long perEpoch = stepsPerFit(n, 1, batchSize);
         java.util.Random rng = new java.util.Random(shuffleSeed);
         int[] perm = new int[n];
         for (int i = 0; i < n; i++) perm[i] = i;
@@ -96,9 +112,13 @@ final class Nets {
                 perm[i] = perm[j];
                 perm[j] = t;
             }
+            long first = epoch * perEpoch;
+            if (first + perEpoch <= fromStep || first >= toStep) continue;
             INDArray xs = org.nd4j.linalg.factory.Nd4j.pullRows(x, 1, perm);
             INDArray ls = org.nd4j.linalg.factory.Nd4j.pullRows(labels, 1, perm);
             for (int start = 0; start < n; start += batchSize) {
+                long step = first + start / batchSize;
+                if (step < fromStep || step >= toStep) continue;
                 int end = Math.min(n, start + batchSize);
                 net.fit(xs.get(org.nd4j.linalg.indexing.NDArrayIndex.interval(start, end), org.nd4j.linalg.indexing.NDArrayIndex.all()),
                         ls.get(org.nd4j.linalg.indexing.NDArrayIndex.interval(start, end), org.nd4j.linalg.indexing.NDArrayIndex.all()));

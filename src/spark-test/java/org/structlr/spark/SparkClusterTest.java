@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -187,6 +188,51 @@ class SparkClusterTest {
         assertEquals(local.out().lines().findFirst().orElseThrow().replaceAll("\\s+[0-9.]+ s$", ""),
                 r.out().lines().findFirst().orElseThrow().replaceAll("\\s+[0-9.]+ s$", ""));
         assertTrue(Files.isDirectory(model));
+    }
+
+    /**
+     * Parameter averaging across executor JVMs: (mlp, zero), 2 iterations, on the two workers gives
+     * the local[2] run bit for bit (same blocks, each block's network fitted from the same broadcast
+     * start, the average taken in block order), and its networks score identically.
+     */
+    @Test
+    @Order(6)
+    void mlpAveragedOnTwoWorkersIsTheLocalRunBitForBit() {
+        LearnSettings three = new LearnSettings(2, SETTINGS.eps(), SETTINGS.sweepsPerFit(), SETTINGS.evalSweeps(), SETTINGS.seed());
+        var data = SparkLocalTest.data;
+        Training.Outcome onWorkers = new SparkTraining().train(cluster.url(), data, "mlp", "zero", three, 1, LearnListener.NONE, null, StateSink.NONE);
+        Training.Outcome local = new SparkTraining().train("local[2]", data, "mlp", "zero", three, 1, LearnListener.NONE, null, StateSink.NONE);
+        assertEquals(local.curve().size(), onWorkers.curve().size());
+        for (int k = 0; k < local.curve().size(); k++) {
+            IterationRecord a = local.curve().get(k), b = onWorkers.curve().get(k);
+            assertEquals(a.objective(), b.objective(), 0.0, "objective, iteration " + a.iteration());
+            assertEquals(a.testError(), b.testError(), 0.0, "test error, iteration " + a.iteration());
+        }
+        ExampleBatch batch = new ExampleBatch(data.train(), data.numLabels(), Training.pairTypeNames(data.numPairTypes()));
+        assertArrayEquals(scores(local, batch, -1), scores(onWorkers, batch, -1), "unary network");
+    }
+
+    /** predict --spark on the two workers: the executors read and write the (shared) files; the one-machine outputs. */
+    @Test
+    @Order(7)
+    void predictOnTwoWorkersGivesTheOneMachineOutputs() throws IOException {
+        Path data = tmp.resolve("predict-data"), in = tmp.resolve("predict-in"), model = tmp.resolve("predict-model");
+        new DenoisingGenerator().generateTo(data, 2, 4, 12, 12, 11);
+        Run t = cli("train", "--data", data.toString(), "--unary", "linear", "--pairwise", "linear", "--iterations", "1", "--sweeps", "5",
+                "--eval-sweeps", "0", "--output", model.toString(), "--quiet");
+        assertEquals(Main.EXIT_OK, t.code(), t.err());
+        Run one = cli("predict", "--model", model.toString(), "--input", data.resolve("test").toString(), "--output", tmp.resolve("p-one").toString(), "--quiet");
+        assertEquals(Main.EXIT_OK, one.code(), one.err());
+        Run two = cli("predict", "--spark", cluster.url(), "--model", model.toUri().toString(), "--input", data.resolve("test").toUri().toString(),
+                "--output", tmp.resolve("p-two").toUri().toString(), "--quiet");
+        assertEquals(Main.EXIT_OK, two.code(), two.err());
+        try (var s = Files.list(tmp.resolve("p-one"))) {
+            List<Path> files = s.sorted().toList();
+            assertEquals(4, files.size());
+            for (Path f : files) {
+                assertEquals(org.structlr.data.Npz.read(f), org.structlr.data.Npz.read(tmp.resolve("p-two").resolve(f.getFileName())), f.toString());
+            }
+        }
     }
 
     private static String[] concat(String[] a, String... b) {

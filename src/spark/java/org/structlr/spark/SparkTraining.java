@@ -24,7 +24,8 @@ import org.structlr.oracle.Oracle;
  * spark-submit made), runs the {@link SparkLearner} and builds the model exactly as
  * {@link Training#train} does. Settings read from the Spark configuration:
  * {@code spark.structlr.partitions} (blocks per split; default: the context's default parallelism)
- * and {@code spark.structlr.cutEvery} (iterations between lineage cuts; default 5).
+ * {@code spark.structlr.cutEvery} (iterations between lineage cuts; default 5) and
+ * {@code spark.structlr.averageEvery} (MLP/CNN: mini-batch steps between parameter averages; default 100).
  */
 public final class SparkTraining implements ClusterTraining {
 
@@ -52,7 +53,11 @@ public final class SparkTraining implements ClusterTraining {
     }
 
     static JavaSparkContext open(String master) {
-        SparkConf conf = new SparkConf().setAppName("structlr train").setMaster(master);
+        return open(master, "structlr train");
+    }
+
+    static JavaSparkContext open(String master, String app) {
+        SparkConf conf = new SparkConf().setAppName(app).setMaster(master);
         if (master.startsWith("local")) {
             // an embedded Spark talks to itself only: keep it on the loopback interface
             conf.setIfMissing("spark.driver.host", "127.0.0.1").setIfMissing("spark.driver.bindAddress", "127.0.0.1");

@@ -43,4 +43,20 @@ class TrainSparkOptionTest {
             assertFalse(Files.exists(model), "no model written");
         }
     }
+
+    /** {@code predict --spark} likewise: the one error and no output in the default build (the Spark build's test is SparkPredictTest). */
+    @Test
+    void predictSparkOptionNeedsTheSparkBuild() throws IOException {
+        if (ServiceLoader.load(org.structlr.model.ClusterPrediction.class).findFirst().isPresent()) return;   // the Spark build: SparkPredictTest
+        Path in = tmp.resolve("in.npz"), out = tmp.resolve("out.npz"), model = tmp.resolve("model");
+        Files.createDirectories(model);
+        org.structlr.data.ExampleIO.write(in, new DenoisingGenerator().generate(1, 0, 6, 6, 3).train().get(0));
+        StringWriter o = new StringWriter(), err = new StringWriter();
+        int code = Main.execute(new PrintWriter(o, true), new PrintWriter(err, true), "predict", "--model", model.toString(),
+                "--input", in.toString(), "--output", out.toString(), "--spark", "local[2]", "--quiet");
+        assertEquals(Main.EXIT_USAGE, code);
+        assertEquals("error: --spark: this build has no Spark; build with -Pspark (mvn -B -Pspark package, then spark-submit"
+                + " target/structlr-spark.jar)", err.toString().strip());
+        assertFalse(Files.exists(out), "nothing written");
+    }
 }

@@ -1,0 +1,83 @@
+package org.structlr.spark;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FileUtil;
+import org.structlr.data.RemoteFiles;
+
+/**
+ * {@link RemoteFiles} through Hadoop's FileSystem API (hadoop-client, which Spark brings): any
+ * scheme with a Hadoop FileSystem on the classpath, hdfs:// and object stores with the user's
+ * connector (s3a://, gs://, abfs://). The Hadoop configuration is the usual one (core-site.xml and
+ * hdfs-site.xml from the classpath or HADOOP_CONF_DIR) plus every JVM property
+ * {@code spark.hadoop.K=V} as {@code K=V}, as Spark itself does, and fewer connection retries.
+ */
+public final class HadoopFiles implements RemoteFiles {
+
+    static Configuration configuration() {
+        Configuration conf = new Configuration();
+        // a wrong name-node address should be an error within seconds, not after Hadoop's default
+        // 10 refused / 45 timed-out connection attempts (up to 15 minutes); the user's settings win
+        unlessConfigured(conf, "ipc.client.connect.max.retries", "2");
+        unlessConfigured(conf, "ipc.client.connect.max.retries.on.timeouts", "2");
+        for (Map.Entry<Object, Object> e : System.getProperties().entrySet()) {
+            String k = e.getKey().toString();
+            if (k.startsWith("spark.hadoop.")) conf.set(k.substring("spark.hadoop.".length()), e.getValue().toString());
+        }
+        return conf;
+    }
+
+    /** Sets k unless a site file (not Hadoop's own core-default.xml) gives it. */
+    private static void unlessConfigured(Configuration conf, String k, String v) {
+        String[] from = conf.getPropertySources(k);
+        if (from == null || java.util.Arrays.stream(from).allMatch(f -> f.equals("core-default.xml"))) conf.set(k, v);
+    }
+
+    private static org.apache.hadoop.fs.Path path(String uri) {
+        return new org.apache.hadoop.fs.Path(URI.create(uri));
+    }
+
+    private static FileSystem fs(org.apache.hadoop.fs.Path p) throws IOException {
+        return p.getFileSystem(configuration());
+    }
+
+    @Override
+    public boolean exists(String uri) throws IOException {
+        org.apache.hadoop.fs.Path p = path(uri);
+        return fs(p).exists(p);
+    }
+
+    @Override
+    public void fetch(String uri, Path local) throws IOException {
+        org.apache.hadoop.fs.Path p = path(uri);
+        FileSystem fs = fs(p);
+        if (!fs.exists(p)) throw new IOException("no such file or folder");
+        // copyToLocalFile(delSrc, src, dst, useRawLocalFileSystem): raw, so that no .crc files appear beside the copies
+        fs.copyToLocalFile(false, p, new org.apache.hadoop.fs.Path(local.toAbsolutePath().toUri()), true);
+    }
+
+    @Override
+    public void publish(Path local, String uri) throws IOException {
+        org.apache.hadoop.fs.Path target = path(uri);
+        FileSystem fs = fs(target);
+        // a local target: the raw file system, so that no .crc files appear beside the outputs
+        if (fs instanceof org.apache.hadoop.fs.LocalFileSystem lfs) fs = lfs.getRaw();
+        org.apache.hadoop.fs.Path tmp = new org.apache.hadoop.fs.Path(target.getParent(), "." + target.getName() + ".tmp-" + UUID.randomUUID());
+        FileSystem localFs = FileSystem.getLocal(configuration()).getRaw();
+        try {
+            if (!FileUtil.copy(localFs, new org.apache.hadoop.fs.Path(local.toAbsolutePath().toUri()), fs, tmp, false, true, fs.getConf())) {
+                throw new IOException("copy to " + tmp + " failed");
+            }
+            // replace: the old output goes only once the new one is complete (HDFS rename is atomic; an object store's is a copy)
+            if (fs.exists(target) && !fs.delete(target, true)) throw new IOException("cannot remove the previous " + target);
+            if (!fs.rename(tmp, target)) throw new IOException("cannot rename " + tmp + " to " + target);
+        } finally {
+            if (fs.exists(tmp)) fs.delete(tmp, true);
+        }
+    }
+}
