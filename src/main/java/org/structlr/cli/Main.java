@@ -34,6 +34,7 @@ public final class Main implements Runnable {
      */
     public static int execute(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
         CommandLine cl = new CommandLine(new Main());
+        cl.registerConverter(java.nio.file.Path.class, new PathConverter.Local()); // options without their own converter
         if (out != null) cl.setOut(out);
         if (err != null) cl.setErr(err);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
