@@ -55,6 +55,12 @@ final class ExperimentCommand implements Runnable {
                 + "instead of training them again; they must come from the same data and settings.")
         boolean resume;
 
+        @Option(names = "--pairs-at-once", paramLabel = "N", defaultValue = "0",
+                description = "With --table: pairs trained at the same time, sharing --threads (each gets threads / N, at least 1);"
+                        + " 0 = 2 when --threads is 2 or more, else 1 (default: ${DEFAULT-VALUE}). The table is the same for every N"
+                        + " at the same threads per pair.")
+        int pairsAtOnce;
+
         @Option(names = "--kinds", split = ",", converter = FunctionClassConverter.class, completionCandidates = FunctionClassConverter.Names.class, paramLabel = "K1,K2,...",
                 defaultValue = "zero,const,linear,boost,mlp", description = "Function classes of --table (default: ${DEFAULT-VALUE}).")
         List<String> kinds;
@@ -86,7 +92,27 @@ final class ExperimentCommand implements Runnable {
             if (table && kinds.stream().distinct().count() != kinds.size()) {
                 throw new BadInputException("option '--kinds' repeats a function class: " + kinds);
             }
+            if (pairsAtOnce < 0) throw new BadInputException("option '--pairs-at-once': must be at least 0, got " + pairsAtOnce);
             return schedule.apply(learning.settings(iterations));
+        }
+
+        /** Pairs at once for {@code threads} threads: --pairs-at-once, or its default; 1 without --table. */
+        int pairsAtOnce(int threads) {
+            if (!table) return 1;
+            return pairsAtOnce > 0 ? pairsAtOnce : Math.min(2, threads);
+        }
+
+        /**
+         * The experiment, with the table's pairs at once and each pair's share of the threads: the
+         * engines' and ND4J's process-wide thread counts are lowered to that share.
+         */
+        Experiment experiment(String name, Dataset data, LearnSettings settings, int threads) {
+            int atOnce = pairsAtOnce(threads);
+            if (atOnce == 1) return new Experiment(name, data, settings, threads);
+            int perPair = Math.max(1, threads / atOnce);
+            org.structlr.inference.Engines.setCpuThreads(perPair);
+            org.nd4j.linalg.factory.Nd4j.getEnvironment().setMaxMasterThreads(perPair);
+            return new Experiment(name, data, settings, perPair, atOnce);
         }
 
         Path out(String dataName) {
@@ -118,7 +144,7 @@ final class ExperimentCommand implements Runnable {
             int threads = common.apply();
             Dataset data = denoising.generate(opts.learning.seed);
             if (!common.quiet) System.err.println("generated " + denoising.describe());
-            return ExperimentCommand.run(new Experiment("denoise", data, settings, threads), opts, out, common.quiet, spec);
+            return ExperimentCommand.run(opts.experiment("denoise", data, settings, threads), opts, out, common.quiet, spec);
         }
     }
 
@@ -144,7 +170,7 @@ final class ExperimentCommand implements Runnable {
             int threads = common.apply();
             Dataset ds = Dataset.load(data);
             if (!common.quiet) System.err.println("loaded " + ds);
-            return ExperimentCommand.run(new Experiment("horses", ds, settings, threads), opts, out, common.quiet, spec);
+            return ExperimentCommand.run(opts.experiment("horses", ds, settings, threads), opts, out, common.quiet, spec);
         }
     }
 

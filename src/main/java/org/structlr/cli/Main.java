@@ -65,6 +65,23 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
+        skipPhysicalMemoryChecks();
         System.exit(execute(args));
+    }
+
+    /**
+     * Turns off JavaCPP's resident-memory check on every native allocation, unless the user set
+     * {@code org.bytedeco.javacpp.maxPhysicalBytes} (e.g. {@code -Dorg.bytedeco.javacpp.maxPhysicalBytes=8G}).
+     * ND4J allocates a few native buffers per op; with the check on, each asks the OS for the
+     * process's resident size ({@code Pointer.physicalBytesInaccurate}), measured here as 18% of
+     * the MLP oracle's fit time on the horses. The check only decides when to call System.gc()
+     * beyond the limit on tracked native bytes ({@code maxBytes}), which stays on. It must be set
+     * before the first JavaCPP class is loaded, hence here and not in a command.
+     */
+    static void skipPhysicalMemoryChecks() {
+        if (System.getProperty("org.bytedeco.javacpp.maxPhysicalBytes") == null
+                && System.getProperty("org.bytedeco.javacpp.maxphysicalbytes") == null) {
+            System.setProperty("org.bytedeco.javacpp.maxPhysicalBytes", "0");
+        }
     }
 }

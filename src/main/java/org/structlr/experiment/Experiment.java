@@ -57,6 +57,7 @@ public final class Experiment {
     private final Dataset data;
     private final LearnSettings settings;
     private final int threads;
+    private final int pairsAtOnce;
 
     /** Told about the progress of a table. */
     public interface Listener extends LearnListener {
@@ -110,16 +111,30 @@ public final class Experiment {
      * @param threads  threads for the oracles
      */
     public Experiment(String name, Dataset data, LearnSettings settings, int threads) {
+        this(name, data, settings, threads, 1);
+    }
+
+    /**
+     * As {@link #Experiment(String, Dataset, LearnSettings, int)}, with {@link #runTable} training up
+     * to {@code pairsAtOnce} pairs at the same time, each on {@code threads} oracle threads. The
+     * pairs are independent (own oracles, engines and seeds), so the table is the same as one pair
+     * at a time with the same per-pair threads. The inference engines' and ND4J's thread counts are
+     * process-wide: the caller sets them per pair ({@code Engines.setCpuThreads}).
+     */
+    public Experiment(String name, Dataset data, LearnSettings settings, int threads, int pairsAtOnce) {
+        if (pairsAtOnce < 1) throw new IllegalArgumentException("pairs at once must be at least 1, got " + pairsAtOnce);
         this.name = name;
         this.data = data;
         this.settings = settings;
         this.threads = threads;
+        this.pairsAtOnce = pairsAtOnce;
     }
 
     public String name() { return name; }
     public Dataset data() { return data; }
     public LearnSettings settings() { return settings; }
     public int threads() { return threads; }
+    public int pairsAtOnce() { return pairsAtOnce; }
 
     /** Trains one pair; writes nothing. */
     public PairResult train(String unary, String pairwise, LearnListener listener) {
@@ -154,29 +169,16 @@ public final class Experiment {
         if (kinds.isEmpty()) throw new IllegalArgumentException("no function classes");
         if (kinds.stream().distinct().count() != kinds.size()) throw new IllegalArgumentException("function classes repeat: " + kinds);
         String dataHash = resume ? Training.dataHash(data) : null;
-        List<PairResult> done = new ArrayList<>();
-        PairResult best = null;
-        int total = kinds.size() * kinds.size(), index = 0;
-        for (String u : kinds) {
-            for (String p : kinds) {
-                Path dir = out.resolve("pairs").resolve(u + "-" + p);
-                listener.pairStarted(index, total, u, p);
-                PairResult r = resume ? readPair(u, p, dir, dataHash) : null;
-                if (r != null) {
-                    listener.pairResumed(index, total, r);
-                } else {
-                    r = train(u, p, listener);
-                    // each pair's files as soon as it is done: a crash loses at most the pair in progress
-                    r.outcome().model().save(dir.resolve("model"));
-                    writeReport(r, dir.resolve("report.json"));
-                }
-                done.add(r);
-                if (best == null || better(r, best)) best = r;
-                listener.pairFinished(index, total, r);
-                index++;
-            }
+        int total = kinds.size() * kinds.size();
+        PairResult[] done = new PairResult[total];
+        if (pairsAtOnce <= 1 || total == 1) {
+            for (int index = 0; index < total; index++) done[index] = tablePair(kinds, index, out, listener, resume, dataHash);
+        } else {
+            runConcurrently(kinds, done, out, new SynchronizedListener(listener), resume, dataHash);
         }
-        TableResult table = new TableResult(List.copyOf(kinds), List.copyOf(done), best);
+        PairResult best = null;
+        for (PairResult r : done) if (best == null || better(r, best)) best = r;   // in table order: ties keep the earlier pair
+        TableResult table = new TableResult(List.copyOf(kinds), List.of(done), best);
         writeTable(table, out);
         LinkedHashMap<String, List<IterationRecord>> curves = new LinkedHashMap<>();
         for (PairResult r : done) curves.put(r.label(), r.curve());
@@ -184,6 +186,110 @@ public final class Experiment {
         best.outcome().model().save(out.resolve("best").resolve("model"));
         writeFigures(best, out.resolve("best"));
         return table;
+    }
+
+    /** Pair {@code index} of the table (unary class outer): read back (resume) or trained, its files written as soon as it is done. */
+    private PairResult tablePair(List<String> kinds, int index, Path out, Listener listener, boolean resume, String dataHash) throws IOException {
+        int total = kinds.size() * kinds.size();
+        String u = kinds.get(index / kinds.size()), p = kinds.get(index % kinds.size());
+        Path dir = out.resolve("pairs").resolve(u + "-" + p);
+        listener.pairStarted(index, total, u, p);
+        PairResult r = resume ? readPair(u, p, dir, dataHash) : null;
+        if (r != null) {
+            listener.pairResumed(index, total, r);
+        } else {
+            r = train(u, p, listener);
+            // each pair's files as soon as it is done: a crash loses at most the pairs in progress
+            r.outcome().model().save(dir.resolve("model"));
+            writeReport(r, dir.resolve("report.json"));
+        }
+        listener.pairFinished(index, total, r);
+        return r;
+    }
+
+    /**
+     * The pairs on {@link #pairsAtOnce} threads, the slowest kinds first (so that no long pair starts
+     * last while the other threads idle). Why: on a 2-core machine one pair leaves a core partly
+     * idle (the MLP's mini-batches of small ND4J ops, the serial parts of each iteration), two pairs
+     * at once on one thread each keep both busy. The first failure stops the pairs not yet started
+     * and is rethrown.
+     */
+    private void runConcurrently(List<String> kinds, PairResult[] done, Path out, Listener listener, boolean resume, String dataHash)
+            throws IOException {
+        Integer[] order = new Integer[done.length];
+        for (int i = 0; i < order.length; i++) order[i] = i;
+        int k = kinds.size();
+        java.util.Arrays.sort(order, java.util.Comparator.comparingInt(
+                (Integer i) -> -(expectedCost(kinds.get(i / k)) + expectedCost(kinds.get(i % k)))));   // stable: table order within a cost
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(Math.min(pairsAtOnce, done.length), r -> {
+            Thread t = new Thread(r, "structlr-pair");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<java.util.concurrent.Future<?>> running = new ArrayList<>();
+            for (int index : order) {
+                running.add(pool.submit(() -> {
+                    done[index] = tablePair(kinds, index, out, listener, resume, dataHash);
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : running) {
+                try {
+                    f.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    pool.shutdownNow();
+                    Throwable c = e.getCause();
+                    if (c instanceof IOException io) throw io;
+                    if (c instanceof RuntimeException re) throw re;
+                    if (c instanceof Error er) throw er;
+                    throw new IllegalStateException(c);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while training the table's pairs", e);
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** A rough rank of a function class's cost per fit (measured on the horses' Table 1), for the order of concurrent pairs. */
+    static int expectedCost(String kind) {
+        return switch (org.structlr.oracle.FunctionClasses.canonical(kind)) {
+            case "zero", "const" -> 0;
+            case "boost" -> 1;
+            case "linear" -> 2;
+            default -> 3;                         // mlp and the network classes
+        };
+    }
+
+    /** Passes every call on under one lock: the listener of a table whose pairs run at once. */
+    private record SynchronizedListener(Listener inner) implements Listener {
+        @Override
+        public synchronized void pairStarted(int index, int total, String unary, String pairwise) {
+            inner.pairStarted(index, total, unary, pairwise);
+        }
+
+        @Override
+        public synchronized void pairFinished(int index, int total, PairResult result) {
+            inner.pairFinished(index, total, result);
+        }
+
+        @Override
+        public synchronized void pairResumed(int index, int total, PairResult result) {
+            inner.pairResumed(index, total, result);
+        }
+
+        @Override
+        public synchronized void onIteration(IterationRecord record, int totalIterations) {
+            inner.onIteration(record, totalIterations);
+        }
+
+        @Override
+        public synchronized void onProgress(int iteration, int totalIterations) {
+            inner.onProgress(iteration, totalIterations);
+        }
     }
 
     /**

@@ -69,7 +69,13 @@ public final class LinearLoss implements SecondOrderObjective {
     public double valueGradientHessian(double[] w, double[] grad, double[] hess) {
         int m = d * c;
         if (hess != null && blockHess == null) blockHess = new double[blockLoss.length][m * m];
-        RowBlocks.run(blockLoss.length, threads, k -> blockLoss[k] = block(k, w, blockGrad[k], hess == null ? null : blockHess[k]));
+        if (c == 2 && hess == null) {
+            double[] wd = new double[d];                      // w_j1 - w_j0: the two-class loss sees only the difference
+            for (int j = 0; j < d; j++) wd[j] = w[2 * j + 1] - w[2 * j];
+            RowBlocks.run(blockLoss.length, threads, k -> blockLoss[k] = binaryBlock(k, wd, blockGrad[k]));
+        } else {
+            RowBlocks.run(blockLoss.length, threads, k -> blockLoss[k] = block(k, w, blockGrad[k], hess == null ? null : blockHess[k]));
+        }
         Arrays.fill(grad, 0, m, 0);
         if (hess != null) Arrays.fill(hess, 0, m * m, 0);
         double total = 0;
@@ -85,6 +91,49 @@ public final class LinearLoss implements SecondOrderObjective {
         for (int i = 0; i < m; i++) grad[i] /= n;
         if (hess != null) for (int i = 0; i < m * m; i++) hess[i] /= n;
         return total / n;
+    }
+
+    /**
+     * {@link #block} for two classes, in the logistic form with one score per row (the horses'
+     * unary problem, 42 features: a third of the general loop's work):
+     * <pre>
+     *   z_n = (b_n1 - b_n0) + x_n . (w_1 - w_0),   loss_n = softplus(y_n = 1 ? -z_n : z_n),
+     *   r_n = sigmoid(z_n) - [y_n = 1],   df/dW_j1 = -df/dW_j0 = (1/N) sum_n x_nj r_n
+     * </pre>
+     * with softplus(t) = max(t, 0) + log(1 + exp(-|t|)). The dot product keeps four partial sums (one
+     * chain of 42 dependent additions was the loop's bound).
+     */
+    private double binaryBlock(int k, double[] wd, double[] g) {
+        double[] gd = new double[d];
+        int lo = k * BLOCK_ROWS, hi = Math.min(n, lo + BLOCK_ROWS);
+        int d4 = d & ~3;
+        double total = 0;
+        for (int i = lo; i < hi; i++) {
+            int xo = i * d;
+            double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+            int j = 0;
+            for (; j < d4; j += 4) {
+                a0 += x[xo + j] * wd[j];
+                a1 += x[xo + j + 1] * wd[j + 1];
+                a2 += x[xo + j + 2] * wd[j + 2];
+                a3 += x[xo + j + 3] * wd[j + 3];
+            }
+            for (; j < d; j++) a0 += x[xo + j] * wd[j];
+            double z = ((double) b[2 * i + 1] - b[2 * i]) + ((a0 + a1) + (a2 + a3));
+            boolean one = y[i] == 1;
+            double t = one ? -z : z;
+            double e = Math.exp(-Math.abs(t));
+            total += Math.max(t, 0) + Math.log(1 + e);       // as precise as the general loop's log(sum); log1p is StrictMath here (half the time)
+            double p1 = (z >= 0 ? 1 : e) / (1 + e);          // sigmoid(z), from e = exp(-|z|)
+            double r = p1 - (one ? 1 : 0);
+            if (r == 0) continue;
+            for (j = 0; j < d; j++) gd[j] += x[xo + j] * r;
+        }
+        for (int j = 0; j < d; j++) {
+            g[2 * j] = -gd[j];
+            g[2 * j + 1] = gd[j];
+        }
+        return total;
     }
 
     /** Loss summed over the rows of block k; writes their summed gradient into g and (when not null) Hessian into h. */

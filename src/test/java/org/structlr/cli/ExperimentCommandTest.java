@@ -263,6 +263,38 @@ class ExperimentCommandTest {
         assertTrue(other.err().contains("zero-zero") && other.err().contains("other settings"), other.err());
     }
 
+    /**
+     * Two pairs at once on one thread each (--threads 2 --pairs-at-once 2) give the table of one
+     * pair at a time on one thread: the same errors and objectives in every file, every pair's folder.
+     */
+    @Test
+    void pairsAtOnceGiveTheSameTable() throws IOException {
+        assertEquals(0, tableRun.code(), tableRun.err());
+        Path out = tmp.resolve("at-once");
+        String[] twoThreads = TINY.clone();
+        twoThreads[twoThreads.length - 1] = "2";                       // TINY ends with --threads 1
+        assertEquals("--threads", twoThreads[twoThreads.length - 2]);
+        Run r = run(args(List.of("experiment", "denoise", "--table", "--kinds", "zero,linear", "--pairs-at-once", "2",
+                "--out", out.toString()), twoThreads));
+        assertEquals(0, r.code(), r.err());
+        assertEquals(Files.readString(table.resolve("test_error.csv")), Files.readString(out.resolve("test_error.csv")));
+        assertEquals(Files.readString(table.resolve("train_error.csv")), Files.readString(out.resolve("train_error.csv")));
+        List<String[]> a = csv(table.resolve("results.csv")), b = csv(out.resolve("results.csv"));
+        assertEquals(5, b.size());
+        for (int i = 0; i < a.size(); i++) {
+            for (int col = 0; col < a.get(i).length; col++) {
+                if (col == 4) continue;                                // seconds
+                assertEquals(a.get(i)[col], b.get(i)[col], "results.csv row " + i + " column " + col);
+            }
+        }
+        for (String pair : List.of("zero-zero", "zero-linear", "linear-zero", "linear-linear")) {
+            assertTrue(Files.isRegularFile(out.resolve("pairs").resolve(pair).resolve("report.json")), pair);
+        }
+        Run bad = run(args(List.of("experiment", "denoise", "--table", "--pairs-at-once", "-1", "--out", tmp.resolve("bad").toString()), TINY));
+        assertEquals(2, bad.code(), bad.err());
+        assertTrue(bad.err().startsWith("error: option '--pairs-at-once'"), bad.err());
+    }
+
     static void deleteTree(Path dir) throws IOException {
         try (Stream<Path> s = Files.walk(dir)) {
             for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) Files.delete(p);

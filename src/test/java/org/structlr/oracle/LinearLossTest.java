@@ -20,31 +20,44 @@ class LinearLossTest {
         return w;
     }
 
-    /** Rows not a multiple of the block, so the last block is partial. */
-    @Test
-    void sameBitsOnEveryThreadCountAndTheFormerValues() {
-        BiasedLogisticProblem p = TestProblems.random(3 * LinearLoss.BLOCK_ROWS + 517, 3, 4, 1.0, 21, DataType.FLOAT);
-        double[] w = someW(12);
-        double[] g1 = new double[12];
+    /**
+     * Rows not a multiple of the block, so the last block is partial. D=7, C=2 is the two-class
+     * (logistic) path; its values must equal the general softmax computation's too.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "D={0}, C={1}")
+    @org.junit.jupiter.params.provider.CsvSource({"3,4", "7,2"})
+    void sameBitsOnEveryThreadCountAndTheFormerValues(int d, int c) {
+        BiasedLogisticProblem p = TestProblems.random(3 * LinearLoss.BLOCK_ROWS + 517, d, c, 1.0, 21, DataType.FLOAT);
+        int m = d * c;
+        double[] w = someW(m);
+        double[] g1 = new double[m];
         double f1 = LinearLoss.of(p, 1).valueAndGradient(w, g1);
         for (int threads : new int[] {2, 3, 8}) {
-            double[] g = new double[12];
+            double[] g = new double[m];
             double f = LinearLoss.of(p, threads).valueAndGradient(w, g);
             assertEquals(f1, f, 0.0, threads + " threads: loss");
             assertArrayEquals(g1, g, 0.0, threads + " threads: gradient");
         }
-        double[] g0 = new double[12];
+        double[] g0 = new double[m];
         double f0 = LinearLossTiming.nd4jObjective(p).valueAndGradient(w, g0);
         assertEquals(f0, f1, 1e-12 * Math.abs(f0));
         assertArrayEquals(g0, g1, 1e-12);
-        assertEquals(p.meanLoss(null), LinearLoss.of(p, 2).valueAndGradient(new double[12], new double[12]), 1e-12);
+        // the general pass (the one that also builds the Hessian) gives the same loss and gradient
+        double[] gh = new double[m];
+        double fh = LinearLoss.of(p, 2).valueGradientHessian(w, gh, new double[m * m]);
+        assertEquals(fh, f1, 1e-12 * Math.abs(fh));
+        assertArrayEquals(gh, g1, 1e-12);
+        assertTrue(Math.abs(g1[0]) > 1e-3, "a gradient far from 0, so the comparison says something");
+        assertEquals(p.meanLoss(null), LinearLoss.of(p, 2).valueAndGradient(new double[m], new double[m]), 1e-12);
     }
 
-    @Test
-    void gradientMatchesFiniteDifferences() {
-        BiasedLogisticProblem p = TestProblems.random(2000, 3, 3, 1.0, 4, DataType.DOUBLE);
+    @org.junit.jupiter.params.ParameterizedTest(name = "C={0}")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {3, 2})
+    void gradientMatchesFiniteDifferences(int c) {
+        BiasedLogisticProblem p = TestProblems.random(2000, 3, c, 1.0, 4, DataType.DOUBLE);
         LinearLoss f = LinearLoss.of(p, 2);
-        double[] w = someW(9), g = new double[9], scratch = new double[9];
+        int m = 3 * c;
+        double[] w = someW(m), g = new double[m], scratch = new double[m];
         f.valueAndGradient(w, g);
         double h = 1e-5;
         for (int i = 0; i < w.length; i++) {
