@@ -54,8 +54,14 @@ public final class FcnOracle implements Oracle {
 
     public static final int DEFAULT_WIDTH = 16;
     public static final int[] DEFAULT_DILATIONS = {1, 2, 4, 8};
-    public static final int DEFAULT_EPOCHS = 2;
-    public static final double DEFAULT_LEARNING_RATE = 1e-2;
+    /**
+     * Defaults for 8-image mini-batches (horses, 36 x 48, busy machine, iteration 1 of (fcn, mlp):
+     * Adam 0.01 gave objective 0.478 / test error 0.172, Adam 0.02 gave 0.424 / 0.122, both 4 epochs
+     * per fit; one image per step with 2 epochs and 0.01, the first defaults, gave 0.312 / 0.115 but
+     * took 1.7 times as long per epoch: 6.2 s against 3.7 s for 48 images, busy machine).
+     */
+    public static final int DEFAULT_EPOCHS = 4;
+    public static final double DEFAULT_LEARNING_RATE = 2e-2;
     /** Images of one size per mini-batch (a ragged remainder of a size goes in a smaller batch). */
     public static final int DEFAULT_BATCH = 8;
 
