@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
+import org.deeplearning4j.nn.conf.CacheMode;
 import org.deeplearning4j.nn.conf.ConvolutionMode;
 import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
 import org.deeplearning4j.nn.conf.layers.CnnLossLayer;
@@ -143,6 +144,9 @@ public final class FcnOracle implements Oracle {
                 .updater(updater)
                 .weightInit(WeightInit.RELU)
                 .convolutionMode(ConvolutionMode.Same)
+                // keep each convolution's im2col from the forward pass for its backward pass: without it
+                // DL4J recomputes every convolution's forward pass during backprop
+                .cacheMode(CacheMode.DEVICE)
                 .graphBuilder()
                 .addInputs(IMAGE, BIAS);
         int in = numFeatures;
