@@ -31,10 +31,14 @@ public final class FcnClass implements FunctionClass {
     static FcnOracle tuned(FcnOracle o) {
         String e = System.getProperty("structlr.fcn.epochs"), b = System.getProperty("structlr.fcn.batch"),
                 w = System.getProperty("structlr.fcn.width"), lr = System.getProperty("structlr.fcn.lr");
-        if (e != null) o = o.withEpochs(Integer.parseInt(e));
-        if (b != null) o = o.withBatch(Integer.parseInt(b));
-        if (w != null) o = o.withWidth(Integer.parseInt(w));
-        if (lr != null) o = o.withLearningRate(Double.parseDouble(lr));
+        try {
+            if (e != null) o = o.withEpochs(Integer.parseInt(e));
+            if (b != null) o = o.withBatch(Integer.parseInt(b));
+            if (w != null) o = o.withWidth(Integer.parseInt(w));
+            if (lr != null) o = o.withLearningRate(Double.parseDouble(lr));
+        } catch (NumberFormatException x) {
+            throw new IllegalArgumentException("fcn: a structlr.fcn.* property is not a number: " + x.getMessage());
+        }
         return o;
     }
     @Override public Set<String> kinds() { return Set.of(FcnScore.KIND, FcnPairScore.KIND); }
