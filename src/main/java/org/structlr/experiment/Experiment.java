@@ -357,11 +357,20 @@ public final class Experiment {
         LearningReport.writeJson(file, r.curve(), extra);
     }
 
-    /** predictions.png (image-shaped test examples) and functions.png (one-feature models) into {@code dir}. */
+    /**
+     * predictions.png (image-shaped test examples), pair-strength.png (the learned pairwise strength on
+     * the first of them) and functions.png (one-feature models) into {@code dir}.
+     */
     public void writeFigures(PairResult r, Path dir) throws IOException {
         CrfModel model = r.outcome().model();
         List<PredictionFigure.Row> rows = predictionRows(model, FIGURE_EXAMPLES);
         if (!rows.isEmpty()) PredictionFigure.write(dir.resolve("predictions.png"), rows);
+        // fcn2: the learned pairwise strength on the first image test example (two or more labels, a pairwise function)
+        List<Example> pool = data.test().isEmpty() ? data.train() : data.test();
+        Example first = pool.stream().filter(Example::hasShape).findFirst().orElse(null);
+        if (first != null && model.numLabels() >= 2 && model.pair().stream().anyMatch(f -> f != null)) {
+            org.structlr.viz.PairStrengthFigure.write(dir.resolve("pair-strength.png"), name + " " + r.label(), model, first);
+        }
         if (data.unaryDim() == 2 && data.pairDim() == 2 && FunctionFigure.applicable(model)) {
             FunctionFigure.write(dir.resolve("functions.png"), name + " " + r.label(), FunctionFigure.evaluate(model, FunctionFigure.grid(101)));
         }

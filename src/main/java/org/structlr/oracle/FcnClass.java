@@ -21,7 +21,26 @@ import org.nd4j.linalg.factory.Nd4j;
 public final class FcnClass implements FunctionClass {
     @Override public String name() { return "fcn"; }
     @Override public String description() { return "fully convolutional network over whole images (DL4J)"; }
-    @Override public Oracle create(Context c) { return (c.unary() ? FcnOracle.unary() : FcnOracle.pairwise()).withSeed(c.seed()); }
+    @Override public Oracle create(Context c) { return tuned(c.unary() ? FcnOracle.unary() : FcnOracle.pairwise()).withSeed(c.seed()); }
+
+    /**
+     * The defaults, or for tuning runs the JVM properties {@code structlr.fcn.epochs}, {@code .batch},
+     * {@code .width}, {@code .lr} (there are no CLI options per function class; the oracle's
+     * {@code describe()}, which reports and models record, names the values used).
+     */
+    static FcnOracle tuned(FcnOracle o) {
+        String e = System.getProperty("structlr.fcn.epochs"), b = System.getProperty("structlr.fcn.batch"),
+                w = System.getProperty("structlr.fcn.width"), lr = System.getProperty("structlr.fcn.lr");
+        try {
+            if (e != null) o = o.withEpochs(Integer.parseInt(e));
+            if (b != null) o = o.withBatch(Integer.parseInt(b));
+            if (w != null) o = o.withWidth(Integer.parseInt(w));
+            if (lr != null) o = o.withLearningRate(Double.parseDouble(lr));
+        } catch (NumberFormatException x) {
+            throw new IllegalArgumentException("fcn: a structlr.fcn.* property is not a number: " + x.getMessage());
+        }
+        return o;
+    }
     @Override public Set<String> kinds() { return Set.of(FcnScore.KIND, FcnPairScore.KIND); }
 
     @Override

@@ -3,6 +3,7 @@ package org.structlr.oracle;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -20,6 +21,7 @@ import org.deeplearning4j.util.ModelSerializer;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.structlr.graph.GridBatch;
 
 /**
@@ -89,11 +91,11 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         }
     }
 
-    /** The scores {@code [1, K*C, H, W]} for one image {@code [1, D, H, W]} (the network fed a zero bias). */
+    /** The scores {@code [B, K*C, H, W]} for B images {@code [B, D, H, W]} of one size (the network fed a zero bias). */
     public INDArray outputImage(INDArray image) {
         DataType t = net.params().dataType();
         INDArray x = image.castTo(t);
-        INDArray zero = Nd4j.zeros(t, 1, (long) groups * numClasses, x.size(2), x.size(3));
+        INDArray zero = Nd4j.zeros(t, x.size(0), (long) groups * numClasses, x.size(2), x.size(3));
         synchronized (net) {                       // DL4J networks are not safe for concurrent use
             return net.output(false, x, zero)[0];
         }
@@ -136,7 +138,18 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         return plain;
     }
 
-    /** All groups of all pixels as rows {@code [V*K, C]} (pixel-major), in the features' data type. */
+    /**
+     * Pixels per forward pass when scoring: same-size images are stacked up to this many pixels (the
+     * first convolution's im2col buffer is 9 D floats per pixel: 48 MB at D = 42).
+     */
+    static final int SCORE_PIXELS = 32_768;
+
+    /**
+     * All groups of all pixels as rows {@code [V*K, C]} (pixel-major), in the features' data type.
+     * Same-size images go through the network together (one forward pass per stack of up to
+     * {@link #SCORE_PIXELS} pixels): convolutions treat the images of a mini-batch independently, so
+     * the scores are those of one image at a time.
+     */
     INDArray groupRows(INDArray pixelFeatures, GridBatch layout) {
         ScoreFunctions.checkFeatures(pixelFeatures, numFeatures, kind() + " score");
         if (pixelFeatures.size(0) != layout.numVariables()) {
@@ -144,11 +157,24 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
                     + " (" + layout.numVariables() + " pixels)");
         }
         DataType t = net.params().dataType();
-        List<INDArray> parts = new ArrayList<>(layout.count());
-        for (int k = 0; k < layout.count(); k++) {
-            parts.add(ImageTensors.toRows(outputImage(ImageTensors.image(pixelFeatures, layout, k, t)), groups));
+        int count = layout.count();
+        int[] order = new int[count];
+        for (int k = 0; k < count; k++) order[k] = k;
+        INDArray[] perImage = new INDArray[count];
+        for (int[] batch : FcnOracle.batches(layout, order, Integer.MAX_VALUE)) {
+            int h = layout.height(batch[0]), w = layout.width(batch[0]);
+            int step = Math.max(1, SCORE_PIXELS / Math.max(1, h * w));
+            for (int from = 0; from < batch.length; from += step) {
+                int[] part = Arrays.copyOfRange(batch, from, Math.min(batch.length, from + step));
+                INDArray[] x = new INDArray[part.length];
+                for (int i = 0; i < part.length; i++) x[i] = ImageTensors.image(pixelFeatures, layout, part[i], t);
+                INDArray out = outputImage(x.length == 1 ? x[0] : Nd4j.concat(0, x));
+                for (int i = 0; i < part.length; i++) {
+                    perImage[part[i]] = ImageTensors.toRows(out.get(NDArrayIndex.interval(i, i + 1)), groups);
+                }
+            }
         }
-        INDArray all = parts.size() == 1 ? parts.get(0) : Nd4j.concat(0, parts.toArray(new INDArray[0]));
+        INDArray all = count == 1 ? perImage[0] : Nd4j.concat(0, perImage);
         return all.castTo(pixelFeatures.dataType());
     }
 

@@ -24,7 +24,17 @@ class ModelsTest {
     /** The horses model: its test images are read from ../shared (CI=true fails when they are missing). */
     @Test
     void horsesModelReachesItsStatedTestError() throws Exception {
-        Path dir = MODELS.resolve("horses");
+        horsesModelReachesItsStatedTestError("horses");
+    }
+
+    /** fcn2: the deep horses model (fcn unary, mlp pairwise), checked the same way. */
+    @Test
+    void horsesFcnModelReachesItsStatedTestError() throws Exception {
+        horsesModelReachesItsStatedTestError("horses-fcn");
+    }
+
+    private static void horsesModelReachesItsStatedTestError(String name) throws Exception {
+        Path dir = MODELS.resolve(name);
         JsonNode card = new ObjectMapper().readTree(dir.resolve("card.json").toFile());
         assertTrue(Files.isRegularFile(dir.resolve("MODEL_CARD.md")), "model card missing");
         Path db = HorseLoader.DEFAULT_DB;
@@ -36,8 +46,9 @@ class ModelsTest {
         Dataset data = new HorseLoader(db, d.path("height").asInt(), d.path("width").asInt()).dataset(new ImageFeatures());
         CrfModel model = CrfModel.load(dir);
         // predict featurises photos by the recipe the model carries: it must be the card's
-        assertEquals(java.util.Map.of("unary_features", d.path("features").asText(), "height", d.path("height").asInt(),
-                "width", d.path("width").asInt()), model.provenance().get("images"));
+        java.util.Map<?, ?> recipe = (java.util.Map<?, ?>) model.provenance().get("images");
+        assertEquals(java.util.List.of(d.path("features").asText(), d.path("height").asInt(), d.path("width").asInt()),
+                java.util.Arrays.asList(recipe.get("unary_features"), recipe.get("height"), recipe.get("width")));
         ExampleBatch test = new ExampleBatch(data.test(), model.numLabels(), model.pairTypes());
         JsonNode ev = card.path("evaluate");
         Predictor.Prediction p = Predictor.predict(model, test,
