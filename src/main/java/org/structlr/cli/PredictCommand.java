@@ -82,7 +82,8 @@ final class PredictCommand implements Callable<Integer> {
 
     @Option(names = "--longest", paramLabel = "N",
             description = "Images only: the model was trained on images at their own aspect ratio with longest side N "
-                    + "(horses-data --longest; default: the model's image recipe). Not with --size.")
+                    + "(horses-data --longest; default: the model's image recipe; for a fully convolutional unary (fcn) "
+                    + "trained at a fixed size, that size's longer side, so the photo keeps its aspect ratio). Not with --size.")
     Integer longest;
 
     @Option(names = "--cell", paramLabel = "PX",
@@ -256,6 +257,12 @@ final class PredictCommand implements Callable<Integer> {
             throw new BadInputException("option '--longest' cannot be used with '--size': one fixed working size, or the image's own aspect ratio");
         }
         if (size == null && longest == null && rec.get("longest") != null) longest = recipeInt(rec, "longest", 0);
+        if (size == null && longest == null && m.unary() instanceof org.structlr.oracle.ImageScoreFunction
+                && rec.containsKey("height") && rec.containsKey("width")) {
+            // A fully convolutional unary scores an image of any shape: keep the photo's aspect ratio
+            // at the recipe's longest side instead of squashing it to the training shape.
+            longest = Math.max(recipeInt(rec, "height", 0), recipeInt(rec, "width", 0));
+        }
         if (size == null && longest == null) {
             size = rec.containsKey("height") && rec.containsKey("width")
                     ? recipeInt(rec, "height", 0) + "x" + recipeInt(rec, "width", 0)

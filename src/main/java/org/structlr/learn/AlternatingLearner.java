@@ -1,5 +1,6 @@
 package org.structlr.learn;
 
+import org.structlr.model.Potentials;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -83,7 +84,7 @@ public final class AlternatingLearner {
         double eps = settings.eps();
         int L = train.numLabels();
         Targets truth = new Targets(train);
-        INDArray delta = train.hammingLoss();
+        INDArray delta = Potentials.hammingLoss(train);
 
         ScoreFunction unary = from == null ? null : from.unary();
         List<ScoreFunction> pair = from == null ? new ArrayList<>(Collections.nCopies(truth.numPairTypes(), null)) : new ArrayList<>(from.pair());
@@ -97,15 +98,15 @@ public final class AlternatingLearner {
              MessagePassing trainEval = settings.evalSweeps() > 0 ? train.newEngine(eps) : null;
              MessagePassing testEval = test != null && settings.evalSweeps() > 0 ? test.newEngine(eps) : null) {
             boolean reseatTrain = !ownsExactState(mp);
-            INDArray thetaU0 = train.unaryPotentials(unary, eps);                 // eps * g_unary, without the loss
+            INDArray thetaU0 = Potentials.unary(train, unary, eps);                 // eps * g_unary, without the loss
             INDArray thetaU = thetaU0.add(delta);
-            INDArray thetaP = train.pairPotentials(pair, eps);
+            INDArray thetaP = Potentials.pairwise(train, pair, eps);
             mp.setPotentials(thetaU, thetaP);
             if (from != null) {
                 from.train().restoreInto(mp);
                 // The evaluation engines: the current functions' potentials, then their saved state.
                 if (trainEval != null) restore(trainEval, thetaU0, thetaP, from.trainEval(), "training-set evaluation");
-                if (testEval != null) restore(testEval, test.unaryPotentials(unary, eps), test.pairPotentials(pair, eps),
+                if (testEval != null) restore(testEval, Potentials.unary(test, unary, eps), Potentials.pairwise(test, pair, eps),
                         from.testEval(), "test-set evaluation");
             }
             for (int it = from == null ? 1 : from.iteration() + 1; it <= settings.iterations(); it++) {
@@ -119,7 +120,7 @@ public final class AlternatingLearner {
                 // withImages places the rows in the batch's images (for whole-image functions; null layout: unchanged problem)
                 unary = limited(unaryOracle, budget).fit(new BiasedLogisticProblem(train.unaryFeatures(), truth.labels, biasU, L)
                         .withImages(train.imageRows(-1)), unary);
-                thetaU0 = train.unaryPotentials(unary, eps);
+                thetaU0 = Potentials.unary(train, unary, eps);
                 thetaU = thetaU0.add(delta);
                 mp.setPotentials(thetaU, thetaP);
                 double gain = schedule.needsFitGain() ? before - objective(mp, truth, thetaU, thetaP) : Double.NaN;
@@ -135,7 +136,7 @@ public final class AlternatingLearner {
                     pair.set(t, limited(pairOracles.get(t), budget).fit(new BiasedLogisticProblem(train.pairFeatures(t), truth.pairLabels[t], biasP, L * L)
                             .withImages(train.imageRows(t)), pair.get(t)));
                 }
-                thetaP = train.pairPotentials(pair, eps);
+                thetaP = Potentials.pairwise(train, pair, eps);
                 mp.setPotentials(thetaU, thetaP);
                 gain = schedule.needsFitGain() ? before - objective(mp, truth, thetaU, thetaP) : Double.NaN;
                 long t3 = System.nanoTime();
@@ -163,13 +164,13 @@ public final class AlternatingLearner {
                     if (trainEval != null) {
                         trainEval.setPotentials(thetaU0, thetaP);
                         trainEval.iterate(settings.evalSweeps());
-                        trainErr = train.error(trainEval.decode());
+                        trainErr = Potentials.error(train, trainEval.decode());
                         if (!ownsExactState(trainEval)) reseat(trainEval);
                     }
                     if (testEval != null) {
-                        testEval.setPotentials(test.unaryPotentials(unary, eps), test.pairPotentials(pair, eps));
+                        testEval.setPotentials(Potentials.unary(test, unary, eps), Potentials.pairwise(test, pair, eps));
                         testEval.iterate(settings.evalSweeps());
-                        if (test.hasLabels()) testErr = test.error(testEval.decode());
+                        if (test.hasLabels()) testErr = Potentials.error(test, testEval.decode());
                         if (!ownsExactState(testEval)) reseat(testEval);
                     }
                     curve.add(new IterationRecord(it, objective, trainErr, testErr, (System.nanoTime() - start) / 1e9, (fitNs + passNs) / 1e9));

@@ -1,5 +1,6 @@
 package org.structlr.learn;
 
+import org.structlr.model.Potentials;
 import java.util.ArrayList;
 import java.util.List;
 import org.nd4j.linalg.api.ndarray.INDArray;
@@ -89,9 +90,9 @@ final class Extrapolation {
         List<ScoreFunction> p = new ArrayList<>();
         for (int t = 0; t < x1.pair().size(); t++) p.add(movePair ? along(x0.pair().get(t), x1.pair().get(t), beta) : x1.pair().get(t));
         // as the learner (and a resumed run) computes them: theta_u = eps g_u + Delta
-        INDArray tu0 = moveUnary ? train.unaryPotentials(u, eps) : null;
+        INDArray tu0 = moveUnary ? Potentials.unary(train, u, eps) : null;
         INDArray tu = tu0 != null ? tu0.add(delta) : x1.thetaU();
-        INDArray tp = movePair ? train.pairPotentials(p, eps) : x1.thetaP();
+        INDArray tp = movePair ? Potentials.pairwise(train, p, eps) : x1.thetaP();
         INDArray m = x1.messages();
         if (moveMessages) {
             float[] mb = new float[m1.length];

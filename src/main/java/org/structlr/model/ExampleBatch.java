@@ -164,23 +164,4 @@ public final class ExampleBatch {
 
     /** Edge -> its row in the type-ordered concatenation of the pairwise feature blocks (for {@link Potentials}). */
     int[] typeOrderPosition() { return typeOrderPosition; }
-
-    // The potentials and the loss live in Potentials; these delegates keep callers on other
-    // branches compiling until they move (to be removed after the wave-2 merge).
-
-    /** @deprecated use {@link Potentials#unary} */
-    @Deprecated
-    public INDArray unaryPotentials(ScoreFunction unary, double eps) { return Potentials.unary(this, unary, eps); }
-
-    /** @deprecated use {@link Potentials#pairwise} */
-    @Deprecated
-    public INDArray pairPotentials(List<ScoreFunction> pair, double eps) { return Potentials.pairwise(this, pair, eps); }
-
-    /** @deprecated use {@link Potentials#hammingLoss} */
-    @Deprecated
-    public INDArray hammingLoss() { return Potentials.hammingLoss(this); }
-
-    /** @deprecated use {@link Potentials#error} */
-    @Deprecated
-    public double error(int[] decoded) { return Potentials.error(this, decoded); }
 }

@@ -1,5 +1,6 @@
 package org.structlr.viz;
 
+import org.structlr.model.Potentials;
 import java.awt.Color;
 import java.awt.Font;
 import java.awt.Graphics2D;
@@ -43,7 +44,7 @@ public final class PairStrengthFigure {
         int h = shape[0], w = shape[1], l = model.numLabels();
         ExampleBatch batch = new ExampleBatch(List.of(ex), l, model.pairTypes());
         // potentials are eps * g; divide by eps to draw g itself
-        INDArray pot = batch.pairPotentials(model.pair(), model.eps());
+        INDArray pot = Potentials.pairwise(batch, model.pair(), model.eps());
         double[][] out = new double[2][h * w];
         java.util.Arrays.fill(out[0], Double.NaN);
         java.util.Arrays.fill(out[1], Double.NaN);

@@ -1,5 +1,6 @@
 package org.structlr.spark;
 
+import org.structlr.model.Potentials;
 import java.util.List;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
@@ -34,14 +35,14 @@ final class BlockSteps {
         if (b.test) {
             if (b.evalMessages == null) return b.with(null, null, null, null);
             try (MessagePassing ev = batch.newEngine(eps)) {
-                ev.setPotentials(batch.unaryPotentials(unary, eps), batch.pairPotentials(pair, eps));
+                ev.setPotentials(Potentials.unary(batch, unary, eps), Potentials.pairwise(batch, pair, eps));
                 ev.setMessages(messages(b.evalMessages, batch, L));
                 return b.with(null, ev.state(), null, null);
             }
         }
-        INDArray delta = batch.hammingLoss();
-        INDArray thetaU = batch.unaryPotentials(unary, eps).addi(delta);
-        INDArray thetaP = batch.pairPotentials(pair, eps);
+        INDArray delta = Potentials.hammingLoss(batch);
+        INDArray thetaU = Potentials.unary(batch, unary, eps).addi(delta);
+        INDArray thetaP = Potentials.pairwise(batch, pair, eps);
         float[] evalState = null;
         try (MessagePassing mp = batch.newEngine(eps)) {
             mp.setPotentials(thetaU, thetaP);
@@ -62,7 +63,7 @@ final class BlockSteps {
         if (b.test) return b;
         ExampleBatch batch = b.batch();
         try (MessagePassing mp = engine(batch, eps, b.state)) {
-            mp.setPotentials(batch.unaryPotentials(unary, eps).addi(batch.hammingLoss()), batch.pairPotentials(pair, eps));
+            mp.setPotentials(Potentials.unary(batch, unary, eps).addi(Potentials.hammingLoss(batch)), Potentials.pairwise(batch, pair, eps));
             mp.iterate(sweeps);
             // bias (lambda_{a->i}(y_i) + lambda_{a->j}(y_j)) / eps
             float[] pairBias = pairBias(mp.messages().castTo(DataType.FLOAT), b.numLabels).divi(eps).reshape(-1).toFloatVector();
@@ -78,12 +79,12 @@ final class BlockSteps {
      */
     static Block afterPairFit(Block b, ScoreFunction unary, List<ScoreFunction> pair, double eps, int sweeps, int evalSweeps, boolean keepMessages) {
         ExampleBatch batch = b.batch();
-        INDArray thetaP = batch.pairPotentials(pair, eps);
+        INDArray thetaP = Potentials.pairwise(batch, pair, eps);
         double[] s = new double[STATS];
         if (b.test) {
             if (evalSweeps == 0) return b.with(null, b.evalState, null, null, s, null, keepMessages ? messagesOf(b, eps, true) : null);
             try (MessagePassing ev = engine(batch, eps, b.evalState)) {
-                ev.setPotentials(batch.unaryPotentials(unary, eps), thetaP);
+                ev.setPotentials(Potentials.unary(batch, unary, eps), thetaP);
                 ev.iterate(evalSweeps);
                 if (batch.hasLabels()) {
                     s[TEST_WRONG] = wrong(batch, ev.decode());
@@ -93,8 +94,8 @@ final class BlockSteps {
                 return b.with(null, ev.state(), null, null, s, null, keepMessages ? m : null);
             }
         }
-        INDArray delta = batch.hammingLoss();
-        INDArray thetaU = batch.unaryPotentials(unary, eps).addi(delta);
+        INDArray delta = Potentials.hammingLoss(batch);
+        INDArray thetaU = Potentials.unary(batch, unary, eps).addi(delta);
         try (MessagePassing mp = engine(batch, eps, b.state)) {
             mp.setPotentials(thetaU, thetaP);
             mp.iterate(sweeps);

@@ -332,4 +332,34 @@ class PredictImagesTest {
             return s.map(p -> p.getFileName().toString()).sorted().toList();
         }
     }
+
+    /**
+     * A fully convolutional unary scores an image of any shape, so predict with the shipped
+     * models/horses-fcn (recipe: 36x48) keeps a 40x100 photo's aspect ratio by default: the same
+     * probabilities as --longest 48, not those of the squashed --size 36x48.
+     */
+    @Test
+    void fcnModelKeepsThePhotosAspectRatioByDefault() throws IOException {
+        Path png = tmp.resolve("wide.png");
+        Blob wide = new Blob(40, 100, 20, 55, 15);
+        write(image(wide, 5, false), png);
+        Path fcn = Path.of("models", "horses-fcn");
+        float[][] probs = new float[3][];
+        String[][] extra = {{}, {"--longest", "48"}, {"--size", "36x48"}};
+        for (int k = 0; k < 3; k++) {
+            List<String> a = new java.util.ArrayList<>(List.of("predict", "--model", fcn.toString(), "--input", png.toString(),
+                    "--output", tmp.resolve("m" + k + ".png").toString(), "--probabilities", tmp.resolve("p" + k + ".npz").toString(),
+                    "--threads", "1", "--quiet"));
+            a.addAll(List.of(extra[k]));
+            Run r = run(a.toArray(String[]::new));
+            assertEquals(0, r.code(), r.err());
+            NpyArray p = Npz.read(tmp.resolve("p" + k + ".npz")).get("probabilities");
+            assertArrayEquals(new long[] {wide.h, wide.w, 2}, p.shape());
+            probs[k] = p.toFloatArray();
+        }
+        assertArrayEquals(probs[1], probs[0], "default = --longest 48");
+        double diff = 0;
+        for (int i = 0; i < probs[0].length; i++) diff = Math.max(diff, Math.abs(probs[0][i] - probs[2][i]));
+        assertTrue(diff > 1e-3, "the squashed 36x48 working size gives other probabilities (max difference " + diff + ")");
+    }
 }

@@ -1,5 +1,6 @@
 package org.structlr.cli;
 
+import org.structlr.model.Potentials;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -153,9 +154,9 @@ class TrainPredictCommandTest {
             ExampleBatch b = new ExampleBatch(set.equals("train") ? ds.train() : ds.test(), m.numLabels(), m.pairTypes());
             double err;
             try (org.structlr.inference.MessagePassing mp = b.newEngine(eps)) {
-                mp.setPotentials(b.unaryPotentials(m.unary(), eps), b.pairPotentials(m.pair(), eps));
+                mp.setPotentials(Potentials.unary(b, m.unary(), eps), Potentials.pairwise(b, m.pair(), eps));
                 mp.iterate(3);   // FAST's --eval-sweeps
-                err = b.error(mp.decode());
+                err = Potentials.error(b, mp.decode());
             }
             assertEquals(err, fin.get(set + "_error").asDouble(), 1e-12, set + " error");
         }

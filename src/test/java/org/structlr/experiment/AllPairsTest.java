@@ -1,5 +1,6 @@
 package org.structlr.experiment;
 
+import org.structlr.model.Potentials;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -83,7 +84,7 @@ class AllPairsTest {
         ExampleBatch test = new ExampleBatch(data.test(), 2, r.outcome().model().pairTypes());
         Predictor.Prediction p = Predictor.predict(r.outcome().model(), test, Predictor.defaultStop(test, 100, 1e-5));
         assertEquals(SIZE * SIZE, p.labels().length);
-        double err = test.error(p.labels());
+        double err = Potentials.error(test, p.labels());
         IterationRecord first = r.curve().get(0), last = r.curve().get(ITERATIONS - 1);
         String pair = unary + "/" + pairwise;
         System.out.printf("allpairs %s: test error %.4f (baseline %.4f), train error %.4f (baseline %.4f), R %.4f -> %.4f%n",
@@ -115,7 +116,7 @@ class AllPairsTest {
         Experiment exp = new Experiment("denoise", data, new LearnSettings(2, 0.1, 3, 3, 5), 1);
         Experiment.PairResult r = exp.train("boost", "zero", LearnListener.NONE);
         ExampleBatch test = new ExampleBatch(data.test(), 2, r.outcome().model().pairTypes());
-        double max = test.unaryPotentials(r.outcome().model().unary(), 0.1).amaxNumber().doubleValue();
+        double max = Potentials.unary(test, r.outcome().model().unary(), 0.1).amaxNumber().doubleValue();
         assertTrue(max < 100, "max |unary potential| " + max);
     }
 }

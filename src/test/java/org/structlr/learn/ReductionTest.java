@@ -1,5 +1,6 @@
 package org.structlr.learn;
 
+import org.structlr.model.Potentials;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -49,7 +50,7 @@ class ReductionTest {
         List<ScoreFunction> pair = new ArrayList<>();
         for (int t = 0; t < train.numPairTypes(); t++) pair.add(new ConstantScore(new double[] {1.5, -0.5, -0.2, 0.9}));
         try (MessagePassing mp = train.newEngine(EPS)) {
-            mp.setPotentials(train.unaryPotentials(u, EPS).addi(train.hammingLoss()), train.pairPotentials(pair, EPS));
+            mp.setPotentials(Potentials.unary(train, u, EPS).addi(Potentials.hammingLoss(train)), Potentials.pairwise(train, pair, EPS));
             mp.iterate(3);
             INDArray m = mp.messages().castTo(DataType.DOUBLE);
             int E = train.graph().numEdges();
@@ -146,7 +147,7 @@ class ReductionTest {
         // the unary bias as AlternatingLearner builds it: (Delta - incoming message sums) / eps, in double
         int V = train.graph().numVariables();
         double[] bias = new double[V * L];
-        INDArray delta = train.hammingLoss().castTo(DataType.DOUBLE);
+        INDArray delta = Potentials.hammingLoss(train).castTo(DataType.DOUBLE);
         for (int v = 0; v < V; v++) for (int y = 0; y < L; y++) bias[v * L + y] = delta.getDouble(v, y);
         for (int e = 0; e < train.graph().numEdges(); e++) {
             for (int y = 0; y < L; y++) {

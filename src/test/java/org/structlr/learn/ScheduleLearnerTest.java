@@ -1,5 +1,6 @@
 package org.structlr.learn;
 
+import org.structlr.model.Potentials;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -84,17 +85,17 @@ class ScheduleLearnerTest {
         Oracle uo = linear.create(new FunctionClass.Context(true, data.unaryDim(), s.seed(), 1));
         List<Oracle> po = new java.util.ArrayList<>();
         for (int t = 0; t < T; t++) po.add(linear.create(new FunctionClass.Context(false, data.pairDim(), s.seed() + 1 + t, 1)));
-        INDArray delta = train.hammingLoss();
+        INDArray delta = Potentials.hammingLoss(train);
         int[] y = train.labels(), yy = train.jointLabels();
         ScoreFunction u = null;
         List<ScoreFunction> p = new java.util.ArrayList<>(java.util.Collections.nCopies(T, (ScoreFunction) null));
         try (MessagePassing mp = train.newEngine(eps)) {
-            INDArray thetaU = train.unaryPotentials(null, eps).addi(delta), thetaP = train.pairPotentials(p, eps);
+            INDArray thetaU = Potentials.unary(train, null, eps).addi(delta), thetaP = Potentials.pairwise(train, p, eps);
             mp.setPotentials(thetaU, thetaP);
             for (int it = 1; it <= iterations; it++) {
                 INDArray bu = delta.sub(mp.incomingMessageSums().castTo(DataType.FLOAT)).divi(eps);
                 u = uo.fit(new BiasedLogisticProblem(train.unaryFeatures(), y, bu, L), u);
-                thetaU = train.unaryPotentials(u, eps).addi(delta);
+                thetaU = Potentials.unary(train, u, eps).addi(delta);
                 mp.setPotentials(thetaU, thetaP);
                 mp.iterate(sweeps);
                 float[] m = mp.messages().castTo(DataType.FLOAT).dup('c').data().asFloat(); // [E, 2, L]
@@ -109,7 +110,7 @@ class ScheduleLearnerTest {
                     INDArray bp = org.nd4j.linalg.factory.Nd4j.create(b, new long[] {edges.length, (long) L * L}, 'c');
                     p.set(t, po.get(t).fit(new BiasedLogisticProblem(train.pairFeatures(t), train.pairLabels(t), bp, L * L), p.get(t)));
                 }
-                thetaP = train.pairPotentials(p, eps);
+                thetaP = Potentials.pairwise(train, p, eps);
                 mp.setPotentials(thetaU, thetaP);
                 mp.iterate(sweeps);
                 // R = A - F, F = the potentials at the true labels (Delta is 0 there)

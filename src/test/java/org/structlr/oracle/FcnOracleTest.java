@@ -1,5 +1,6 @@
 package org.structlr.oracle;
 
+import org.structlr.model.Potentials;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -373,10 +374,10 @@ class FcnOracleTest {
         ScoreFunction unary = new FcnOracle(false, 4, new int[]{1, 2}, 1, 1e-2, 9).fit(problem(px, batch.imageRows(-1), 2, 5), null);
         List<ScoreFunction> pair = new java.util.ArrayList<>();
         for (int t = 0; t < 2; t++) pair.add(new FcnOracle(true, 4, new int[]{1, 2}, 1, 1e-2, t).fit(problem(px, batch.imageRows(t), 4, 6 + t), null));
-        INDArray u = batch.unaryPotentials(unary, 0.1), p = batch.pairPotentials(pair, 0.1);
+        INDArray u = Potentials.unary(batch, unary, 0.1), p = Potentials.pairwise(batch, pair, 0.1);
         for (int k = 0; k < images.size(); k++) {
             ExampleBatch alone = new ExampleBatch(List.of(images.get(k)), 2, types);
-            INDArray ua = alone.unaryPotentials(unary, 0.1), pa = alone.pairPotentials(pair, 0.1);
+            INDArray ua = Potentials.unary(alone, unary, 0.1), pa = Potentials.pairwise(alone, pair, 0.1);
             int v0 = batch.variableOffset(k), e0 = batch.edgeOffset(k);
             // images 0 and 2 share a size, so one forward pass (last-bit differences of the GEMM allowed)
             assertClose(ua, u.get(org.nd4j.linalg.indexing.NDArrayIndex.interval(v0, v0 + ua.size(0)),
