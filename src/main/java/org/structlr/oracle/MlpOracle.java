@@ -111,13 +111,7 @@ public final class MlpOracle implements AveragedNetworkOracle {
 
     @Override
     public NetworkState fitLocal(NetworkState from, BiasedLogisticProblem rows, int part, double share, Round round) {
-        org.deeplearning4j.nn.multilayer.MultiLayerNetwork net = from.network();
-        // partition 0 shuffles as the single-machine fit does, so averaging over one partition is that fit exactly
-        int batch = Math.max(1, (int) Math.round(batchSize * share));
-        long steps = Nets.stepsPerFit(rows.numRows(), epochsPerFit, batch);
-        Nets.trainMinibatchSteps(net, rows, seed * 1_000_003L + from.fits() + part * 0x9E3779B97F4A7C15L, epochsPerFit, batch,
-                round.from(steps), round.to(steps));
-        return NetworkState.of(net, from.fits());
+        return Nets.fitLocal(from, rows, part, share, round, seed, epochsPerFit, batchSize);
     }
 
     @Override

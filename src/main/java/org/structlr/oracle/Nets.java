@@ -91,6 +91,21 @@ final class Nets {
     }
 
     /**
+     * One partition's share of an averaged fit ({@link AveragedNetworkOracle#fitLocal}): the
+     * mini-batch is scaled by the partition's share of the rows, and partition 0 shuffles as the
+     * single-machine fit does, so averaging over one partition is that fit exactly.
+     */
+    static NetworkState fitLocal(NetworkState from, BiasedLogisticProblem rows, int part, double share,
+                                 AveragedNetworkOracle.Round round, long seed, int epochs, int batchSize) {
+        MultiLayerNetwork net = from.network();
+        int batch = Math.max(1, (int) Math.round(batchSize * share));
+        long steps = stepsPerFit(rows.numRows(), epochs, batch);
+        trainMinibatchSteps(net, rows, seed * 1_000_003L + from.fits() + part * 0x9E3779B97F4A7C15L, epochs, batch,
+                round.from(steps), round.to(steps));
+        return NetworkState.of(net, from.fits());
+    }
+
+    /**
      * Only the steps {@code fromStep <= s < toStep} of {@link #trainMinibatches} (numbered over all
      * its epochs; the shuffles of every epoch are still drawn, so step s is the same batch either
      * way): a fit done in rounds, with the Spark learner's parameter averaging between them.
