@@ -319,6 +319,43 @@ class FcnOracleTest {
         assertThrows(IllegalArgumentException.class, () -> FcnOracle.pairwise().fit(p, null), "a pixel problem for a pairwise fcn");
     }
 
+    /**
+     * The descent check: from near a minimum, with a step far too long (Adam 3.0), a fit raises the loss when every fit is
+     * kept; with the check no fit raises it, the kept network carries a halved learning rate, and with a
+     * sane step (an accepted fit) the check changes nothing, bit for bit.
+     */
+    @Test
+    void descentCheckKeepsOnlyFitsThatLowerTheLoss() {
+        INDArray px = pixels(RAGGED, 3, 91, DataType.FLOAT);
+        BiasedLogisticProblem p = problem(px, ImageRows.pixels(px, RAGGED), 3, 93);
+        // a start near a minimum (30 epochs), from which a long step climbs; a warm-started network
+        // keeps its own learning rate (it travels with Adam's state), so the long step is set on it
+        FcnOracle oracle = new FcnOracle(false, 8, new int[]{1, 2}, 3, 1e-2, 7);
+        ScoreFunction start = oracle.withEpochs(30).fit(p, null);
+        ((FullyConvolutionalScore) start).net.setLearningRate(3.0);
+        FcnOracle wild = oracle;
+        double before = p.loss(start);
+        double unchecked = p.loss(wild.withDescentCheck(false).fit(p, start));
+        assertTrue(unchecked > before, "the test needs a step that raises the loss: " + before + " -> " + unchecked);
+
+        ScoreFunction f = start;
+        double last = before;
+        for (int i = 0; i < 3; i++) {
+            f = wild.fit(p, f);
+            double now = p.loss(f);
+            assertTrue(now <= last, "fit " + i + " raised the loss: " + last + " -> " + now);
+            last = now;
+        }
+        double rate = FcnOracle.learningRate(((FullyConvolutionalScore) f).net);
+        assertTrue(rate <= 3.0 / 2, "the rejected step should be halved, learning rate now " + rate);
+
+        ((FullyConvolutionalScore) start).net.setLearningRate(1e-2);
+        ScoreFunction a = oracle.fit(p, start), b = oracle.withDescentCheck(false).fit(p, start);
+        assertTrue(p.loss(a) < before, "a sane step lowers the loss");
+        assertArrayEquals(((ImageScoreFunction) b).imageScores(px, RAGGED).toFloatMatrix(),
+                ((ImageScoreFunction) a).imageScores(px, RAGGED).toFloatMatrix(), "an accepted fit is the unchecked fit");
+    }
+
     @Test
     void saveLoadRoundTrip(@TempDir Path tmp) throws Exception {
         INDArray px = pixels(RAGGED, 3, 61, DataType.FLOAT);
