@@ -27,6 +27,16 @@ final class PathConverter implements ITypeConverter<Path> {
         }
     }
 
+    /** The scheme of a remote URI ({@code hdfs} of {@code hdfs://nn/x}), or null for a local path or a {@code file:} URI. */
+    static String remoteScheme(String value) {
+        int colon = value.indexOf(':');
+        if (colon > 1 && value.substring(0, colon).matches("[A-Za-z][A-Za-z0-9+.-]*") && !value.startsWith("file:")
+                && value.startsWith("://", colon)) {
+            return value.substring(0, colon);
+        }
+        return null;
+    }
+
     static Path parse(String value, boolean remoteAllowed) {
         int colon = value.indexOf(':');
         // a scheme is letters before "://" or "file:"; "C:\..." style and plain names have none
