@@ -113,7 +113,7 @@ final class TrainCommand implements Callable<Integer> {
         ClusterTraining cluster = spark == null ? null : ClusterTraining.find("--spark");
         int threads = common.apply();
         Training.Outcome out;
-        if (cluster == null) {
+        if (cluster == null || !executorsRead()) {
             Dataset ds = Dataset.load(data.staged("--data"));
             Training.checkApplicable(ds, unary, pairwise);
             String hash = Training.dataHash(ds);
@@ -122,7 +122,8 @@ final class TrainCommand implements Callable<Integer> {
             if (from != null) checkSameData(from, hash, examplesHash);
             StateSink sink = checkpointer(settings, threads, hash, examplesHash);
             try (TrainingProgress progress = progress(from)) {
-                out = Training.train(ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink);
+                out = cluster == null ? Training.train(ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink)
+                        : cluster.train(spark, ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink);
             }
         } else {
             // the driver lists the data set; the executors read and check their own examples
@@ -138,6 +139,22 @@ final class TrainCommand implements Callable<Integer> {
         }
         write(out, output, report, csv, spec.commandLine().getOut());
         return Main.EXIT_OK;
+    }
+
+    /** The Spark property that says who reads the data set with --spark: the executors (default) or this machine (the driver). */
+    static final String READ_DATA = "spark.structlr.readData";
+
+    /**
+     * Whether the executors read the data set (the default), or this machine reads it and ships the
+     * examples ({@code spark.structlr.readData=driver}: for data only the driver sees, e.g. a local
+     * folder the workers do not mount). Read from the JVM's properties, where spark-submit puts
+     * {@code --conf} settings.
+     */
+    private static boolean executorsRead() {
+        String v = System.getProperty(READ_DATA, "executors");
+        if (v.equals("executors")) return true;
+        if (v.equals("driver")) return false;
+        throw new BadInputException(READ_DATA + ": '" + v + "' is neither 'executors' nor 'driver'");
     }
 
     private TrainingProgress progress(Checkpoint from) {

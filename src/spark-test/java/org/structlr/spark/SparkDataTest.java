@@ -164,6 +164,34 @@ class SparkDataTest {
     }
 
     /**
+     * {@code spark.structlr.readData=driver}: the driver reads the data set and ships it (the way
+     * before executors read their own; for data only the driver sees). On blindfs:// that is
+     * refused, which shows who reads; on a local folder it gives the executors' run bit for bit.
+     */
+    @Test
+    void readDataOnTheDriverShipsTheSameExamples() throws IOException {
+        Path dir = tmp.resolve("data");
+        new DenoisingGenerator().generateTo(dir, 3, 2, 12, 12, 7);
+        Run executors = run(OPTIONS, "train", "--spark", "local[2]", "--data", blind(dir), "--iterations", "2",
+                "--csv", tmp.resolve("executors.csv").toString(), "--output", tmp.resolve("executors").toString());
+        assertEquals(Main.EXIT_OK, executors.code(), executors.err());
+        System.setProperty("spark.structlr.readData", "driver");
+        try {
+            Run blindDriver = run(OPTIONS, "train", "--spark", "local[2]", "--data", blind(dir), "--iterations", "2");
+            assertEquals(Main.EXIT_USAGE, blindDriver.code(), blindDriver.err());
+            assertTrue(blindDriver.err().contains("the driver may not read example contents"), blindDriver.err());
+            assertTrue(DriverBlindFileSystem.DRIVER_ATTEMPTS.get() > 0);
+            Run driver = run(OPTIONS, "train", "--spark", "local[2]", "--data", dir.toString(), "--iterations", "2",
+                    "--csv", tmp.resolve("driver.csv").toString(), "--output", tmp.resolve("driver").toString());
+            assertEquals(Main.EXIT_OK, driver.code(), driver.err());
+        } finally {
+            System.clearProperty("spark.structlr.readData");
+        }
+        assertEquals(curve(tmp.resolve("executors.csv")), curve(tmp.resolve("driver.csv")));
+        assertEquals(parameters(tmp.resolve("executors")), parameters(tmp.resolve("driver")));
+    }
+
+    /**
      * Bad input found by the executors is the one-machine error, naming the URI: a truncated .npz
      * among good ones, an example of another width (a check across files, made on the driver from
      * the executors' facts), a broken file in val/. Exit 2, one line, no model, no checkpoint.
