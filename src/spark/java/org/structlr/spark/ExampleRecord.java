@@ -24,7 +24,13 @@ record ExampleRecord(String source, float[] unary, int unaryDim, int[] edges, fl
 
     Example example() {
         Example.Builder b = Example.builder(unary, unaryDim, edges, pairwise, pairDim);
-        if (source != null) b.source(Path.of(source));
+        if (source != null) {
+            try {
+                b.source(Path.of(source));                 // a URI (hdfs://...) where this file system allows it as a name
+            } catch (java.nio.file.InvalidPathException e) {
+                // a name for messages only: an example without one is still the same example
+            }
+        }
         if (labels != null) b.labels(labels);
         if (numLabels > 0) b.numLabels(numLabels);
         if (shape != null) b.shape(shape[0], shape[1]);
