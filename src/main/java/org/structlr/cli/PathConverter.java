@@ -9,9 +9,10 @@ import picocli.CommandLine.TypeConversionException;
  * A file or folder given as a plain path or as a {@code file:} URI (the form Hadoop and Spark users
  * write, e.g. {@code file:///shared/data}). Other schemes (hdfs://, s3a://): in the {@code -Pspark}
  * build staged through a local folder by Hadoop's FileSystem API ({@link Staging}); in the default
- * build refused by name. Options that only take local files ({@code --checkpoint}, {@code --resume},
- * {@code --report}, ...) use {@link Local}, which refuses every scheme but {@code file:} by name, so
- * that {@code hdfs://...} is never taken as a relative folder called "hdfs:".
+ * build refused by name. Options that only take local files ({@code --report}, {@code --csv}, ...)
+ * use {@link Local}, which refuses every scheme but {@code file:} by name, so that {@code hdfs://...}
+ * is never taken as a relative folder called "hdfs:". {@code train --data}, {@code --checkpoint}
+ * and {@code --resume} keep their value as a {@link Location} instead (nothing staged while parsing).
  */
 final class PathConverter implements ITypeConverter<Path> {
     @Override
@@ -25,6 +26,16 @@ final class PathConverter implements ITypeConverter<Path> {
         public Path convert(String value) {
             return parse(value, false);
         }
+    }
+
+    /** The scheme of a remote URI ({@code hdfs} of {@code hdfs://nn/x}), or null for a local path or a {@code file:} URI. */
+    static String remoteScheme(String value) {
+        int colon = value.indexOf(':');
+        if (colon > 1 && value.substring(0, colon).matches("[A-Za-z][A-Za-z0-9+.-]*") && !value.startsWith("file:")
+                && value.startsWith("://", colon)) {
+            return value.substring(0, colon);
+        }
+        return null;
     }
 
     static Path parse(String value, boolean remoteAllowed) {

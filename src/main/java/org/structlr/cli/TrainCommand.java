@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
+import org.structlr.data.RemoteFiles;
 import org.structlr.learn.Checkpoint;
 import org.structlr.learn.Checkpointer;
 import org.structlr.learn.ClusterTraining;
@@ -25,9 +26,10 @@ import picocli.CommandLine.Spec;
 @Command(name = "train", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Train a CRF on an .npz data set (DIR/train, DIR/test) by alternating oracle fits and message passing.")
 final class TrainCommand implements Callable<Integer> {
-    @Option(names = "--data", required = true, paramLabel = "DIR", converter = PathConverter.class,
-            description = "Data set folder with train/ and test/ .npz files (a path or a file: URI).")
-    Path data;
+    @Option(names = "--data", required = true, paramLabel = "DIR", converter = Location.Converter.class,
+            description = "Data set folder with train/ and test/ .npz files (a path or a file: URI; in the -Pspark build any Hadoop URI)."
+                    + " With --spark the executors read it themselves: it must be where every machine sees it.")
+    Location data;
 
     @Option(names = "--unary", defaultValue = "linear", converter = FunctionClassConverter.class, completionCandidates = FunctionClassConverter.Names.class, paramLabel = "KIND",
             description = "Unary function class, any registered name: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
@@ -56,21 +58,21 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--csv", paramLabel = "FILE.csv", description = "Learning curve as CSV.")
     Path csv;
 
-    @Option(names = "--checkpoint", paramLabel = "DIR",
+    @Option(names = "--checkpoint", paramLabel = "DIR", converter = Location.CheckpointConverter.class,
             description = "Save the learner's whole state into this folder after every --checkpoint-every iterations and after the last"
-                    + " (one complete iteration-NNNNNN folder at a time), for --resume.")
-    Path checkpoint;
+                    + " (one complete iteration-NNNNNN folder at a time), for --resume. In the -Pspark build also a Hadoop URI.")
+    Location checkpoint;
 
     @Option(names = "--checkpoint-every", paramLabel = "N", defaultValue = "5",
             description = "Iterations between checkpoints (default: ${DEFAULT-VALUE}).")
     int checkpointEvery;
 
-    @Option(names = "--resume", paramLabel = "DIR",
+    @Option(names = "--resume", paramLabel = "DIR", converter = Location.CheckpointConverter.class,
             description = "Continue the run saved in this checkpoint folder (its latest checkpoint) on the same --data: the kinds,"
                     + " eps, sweeps, evaluation sweeps and seed are the checkpoint's (giving a different one is an error), and so are"
                     + " the threads unless --threads is given; --iterations sets the new total (default: the checkpoint's)."
-                    + " The result equals an uninterrupted run's with the same options.")
-    Path resume;
+                    + " The result equals an uninterrupted run's with the same options. In the -Pspark build also a Hadoop URI.")
+    Location resume;
 
     @Option(names = "--spark", paramLabel = "MASTER",
             description = "Train on Apache Spark: local[N] runs an embedded Spark with N threads, spark://HOST:PORT a standalone cluster"
@@ -86,7 +88,8 @@ final class TrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Checkpoint from = resume == null ? null : Checkpoint.load(resume);
+        Checkpoint from = resume == null ? null
+                : resume.remote() ? Checkpointer.load(resume.uri(), RemoteFiles.find().orElseThrow()) : Checkpoint.load(resume.local());
         if (from != null) adoptCheckpoint(from);
         LearnSettings settings = schedule.apply(learning.settings(iterations));
         if (from != null && iterations < from.state().iteration()) {
@@ -98,29 +101,97 @@ final class TrainCommand implements Callable<Integer> {
         CliChecks.output("--output", output, true);
         CliChecks.output("--report", report, false);
         CliChecks.output("--csv", csv, false);
-        CliChecks.output("--checkpoint", checkpoint, true);
-        if (checkpoint != null) Checkpointer.checkWritable(checkpoint);
+        if (checkpoint != null && checkpoint.remote()) {
+            Checkpointer.checkWritable(checkpoint.uri(), RemoteFiles.find().orElseThrow());
+        } else if (checkpoint != null) {
+            CliChecks.output("--checkpoint", checkpoint.local(), true);
+            Checkpointer.checkWritable(checkpoint.local());
+        }
         if (output != null && Files.isDirectory(output) && !Files.isRegularFile(output.resolve(CrfModel.MANIFEST))) {
             throw new BadInputException(output, "cannot write --output: exists and is not a structlr model folder; not overwriting it");
         }
         ClusterTraining cluster = spark == null ? null : ClusterTraining.find("--spark");
         int threads = common.apply();
-        Dataset ds = Dataset.load(data);
-        Training.checkApplicable(ds, unary, pairwise);
-        String hash = Training.dataHash(ds);
-        if (from != null && !hash.equals(from.dataHash())) {
-            throw new BadInputException(data, "is not the data set the checkpoint " + resume + " was trained on (data hash "
-                    + hash.substring(0, 12) + "..., the checkpoint's " + from.dataHash().substring(0, Math.min(12, from.dataHash().length())) + "...)");
-        }
-        StateSink sink = checkpoint == null ? StateSink.NONE : new Checkpointer(checkpoint, checkpointEvery, unary, pairwise, settings, threads, hash);
         Training.Outcome out;
-        try (TrainingProgress progress = new TrainingProgress("train " + unary + "/" + pairwise, iterations, common.quiet)) {
-            if (from != null) progress.skip(from.state().iteration());
-            out = cluster == null ? Training.train(ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink)
-                    : cluster.train(spark, ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink);
+        if (cluster == null || !executorsRead()) {
+            Dataset ds = Dataset.load(data.staged("--data"));
+            Training.checkApplicable(ds, unary, pairwise);
+            String hash = Training.dataHash(ds);
+            // the examples hash only where a checkpoint may be resumed on Spark (which cannot compute the data hash)
+            String examplesHash = from != null || checkpoint != null ? Training.examplesHash(ds) : null;
+            if (from != null) checkSameData(from, hash, examplesHash);
+            StateSink sink = checkpointer(settings, threads, hash, examplesHash);
+            try (TrainingProgress progress = progress(from)) {
+                out = cluster == null ? Training.train(ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink)
+                        : cluster.train(spark, ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink);
+            }
+        } else {
+            // the driver lists the data set; the executors read and check their own examples
+            try (ClusterTraining.Session session = cluster.session(spark)) {
+                ClusterTraining.ClusterDataset ds = session.read(data.forCluster());
+                Training.checkApplicable(ds.summary(), unary, pairwise);
+                if (from != null) checkSameData(from, null, ds.examplesHash());
+                StateSink sink = checkpointer(settings, threads, null, ds.examplesHash());
+                try (TrainingProgress progress = progress(from)) {
+                    out = session.train(ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink);
+                }
+            }
         }
         write(out, output, report, csv, spec.commandLine().getOut());
         return Main.EXIT_OK;
+    }
+
+    /** The Spark property that says who reads the data set with --spark: the executors (default) or this machine (the driver). */
+    static final String READ_DATA = "spark.structlr.readData";
+
+    /**
+     * Whether the executors read the data set (the default), or this machine reads it and ships the
+     * examples ({@code spark.structlr.readData=driver}: for data only the driver sees, e.g. a local
+     * folder the workers do not mount). Read from the JVM's properties, where spark-submit puts
+     * {@code --conf} settings.
+     */
+    private static boolean executorsRead() {
+        String v = System.getProperty(READ_DATA, "executors");
+        if (v.equals("executors")) return true;
+        if (v.equals("driver")) return false;
+        throw new BadInputException(READ_DATA + ": '" + v + "' is neither 'executors' nor 'driver'");
+    }
+
+    private TrainingProgress progress(Checkpoint from) {
+        TrainingProgress progress = new TrainingProgress("train " + unary + "/" + pairwise, iterations, common.quiet);
+        if (from != null) progress.skip(from.state().iteration());
+        return progress;
+    }
+
+    private StateSink checkpointer(LearnSettings settings, int threads, String dataHash, String examplesHash) {
+        if (checkpoint == null) return StateSink.NONE;
+        if (checkpoint.remote()) {
+            return Checkpointer.remote(checkpoint.uri(), RemoteFiles.find().orElseThrow(), checkpointEvery, unary, pairwise, settings, threads,
+                    dataHash, examplesHash);
+        }
+        return new Checkpointer(checkpoint.local(), checkpointEvery, unary, pairwise, settings, threads, dataHash, examplesHash);
+    }
+
+    /**
+     * Refuses a checkpoint of other data. The data hash when both sides know it (one machine, and
+     * checkpoints written on one machine), else the examples hash (what a Spark driver knows).
+     */
+    private void checkSameData(Checkpoint from, String dataHash, String examplesHash) {
+        String ours, theirs;
+        if (from.examplesHash() != null && examplesHash != null) {
+            ours = examplesHash;
+            theirs = from.examplesHash();
+        } else if (from.dataHash() != null && dataHash != null) {
+            ours = dataHash;
+            theirs = from.dataHash();
+        } else {
+            throw new BadInputException(resume + ": the checkpoint records no hash of its data that a Spark driver can check (written before"
+                    + " structlr recorded the examples hash); resume it once without --spark, which writes checkpoints that --spark resumes");
+        }
+        if (!ours.equals(theirs)) {
+            throw new BadInputException(data + ": is not the data set the checkpoint " + resume + " was trained on (data hash "
+                    + ours.substring(0, 12) + "..., the checkpoint's " + theirs.substring(0, Math.min(12, theirs.length())) + "...)");
+        }
     }
 
     private boolean isGiven(String option) {
@@ -147,7 +218,7 @@ final class TrainCommand implements Callable<Integer> {
 
     private <T> T agree(String option, T given, T saved) {
         if (isGiven(option) && !given.equals(saved)) {
-            throw new BadInputException(resume, "the checkpoint was trained with " + option + " " + show(saved) + ", not " + show(given)
+            throw new BadInputException(resume + ": the checkpoint was trained with " + option + " " + show(saved) + ", not " + show(given)
                     + "; resume it without " + option + " or start a new run");
         }
         return saved;

@@ -35,10 +35,7 @@ public final class Dataset {
     private final List<Example> test;
     private final List<Example> val;
     private final Path root;
-    private final int numLabels;
-    private final int unaryDim;
-    private final int pairDim;
-    private final int numPairTypes;
+    private final DatasetSummary summary;
 
     /** Examples made in memory (e.g. by a generator); {@code val} may be empty. */
     public static Dataset of(List<Example> train, List<Example> test, List<Example> val) {
@@ -50,37 +47,56 @@ public final class Dataset {
         this.test = List.copyOf(test);
         this.val = List.copyOf(val);
         this.root = root;
-        if (this.train.isEmpty()) throw bad(null, "train", 0, "empty: a data set needs at least one training example");
+        this.summary = check(root == null ? null : root.toString(), facts(this.train), facts(this.test), facts(this.val));
+    }
 
-        Example first = this.train.get(0);
+    private static List<ExampleFacts> facts(List<Example> examples) {
+        return examples.stream().map(ExampleFacts::of).toList();
+    }
+
+    /**
+     * The checks across a data set's examples (see the class comment), on what is known of each
+     * example: the same checks, in the same order and with the same messages, whether the arrays
+     * are here ({@link Dataset}) or on the machines that read them (train --spark).
+     *
+     * @param root the folder or URI the examples were read from (for messages), or null
+     * @throws BadInputException naming the offending file
+     */
+    public static DatasetSummary check(String root, List<ExampleFacts> train, List<ExampleFacts> test, List<ExampleFacts> val) {
+        if (train.isEmpty()) throw bad(root, null, "train", 0, "empty: a data set needs at least one training example");
+        List<List<ExampleFacts>> splits = List.of(train, test, val);
+        String[] names = {"train", "test", "val"};
+
+        ExampleFacts first = train.get(0);
         int du = first.unaryDim(), dp = first.pairDim();
         Integer given = null;
-        Example givenBy = null;
+        ExampleFacts givenBy = null;
         int maxTrainLabel = -1, maxType = 0;
-        for (String split : new String[] {"train", "test", "val"}) {
-            List<Example> list = split(split);
+        for (int s = 0; s < names.length; s++) {
+            String split = names[s];
+            List<ExampleFacts> list = splits.get(s);
             for (int k = 0; k < list.size(); k++) {
-                Example ex = list.get(k);
+                ExampleFacts ex = list.get(k);
                 if (ex.unaryDim() != du) {
-                    throw bad(ex, split, k, "unary feature width " + ex.unaryDim() + " differs from " + du + " in "
+                    throw bad(root, ex, split, k, "unary feature width " + ex.unaryDim() + " differs from " + du + " in "
                             + first.name() + " (inconsistent feature widths)");
                 }
                 if (ex.pairDim() != dp) {
-                    throw bad(ex, split, k, "pairwise feature width " + ex.pairDim() + " differs from " + dp + " in "
+                    throw bad(root, ex, split, k, "pairwise feature width " + ex.pairDim() + " differs from " + dp + " in "
                             + first.name() + " (inconsistent feature widths)");
                 }
-                if (ex.numLabels().isPresent()) {
-                    int l = ex.numLabels().getAsInt();
+                if (ex.numLabels() > 0) {
+                    int l = ex.numLabels();
                     if (given == null) {
                         given = l;
                         givenBy = ex;
                     } else if (given != l) {
-                        throw bad(ex, split, k, "num_labels = " + l + " differs from " + given + " in " + givenBy.name()
+                        throw bad(root, ex, split, k, "num_labels = " + l + " differs from " + given + " in " + givenBy.name()
                                 + " (inconsistent num_labels)");
                     }
                 }
                 if (split.equals("train")) {
-                    if (!ex.hasLabels()) throw bad(ex, split, k, "training example has no 'labels' array (missing labels)");
+                    if (!ex.labelled()) throw bad(root, ex, split, k, "training example has no 'labels' array (missing labels)");
                     maxTrainLabel = Math.max(maxTrainLabel, ex.maxLabel());
                 }
                 maxType = Math.max(maxType, ex.maxEdgeType());
@@ -88,28 +104,27 @@ public final class Dataset {
         }
         int l = given != null ? given : maxTrainLabel + 1;
         if (l < 2) {
-            throw bad(first, "train", 0, "the training labels use only " + l + " label(s) and no num_labels is given; "
+            throw bad(root, first, "train", 0, "the training labels use only " + l + " label(s) and no num_labels is given; "
                     + "at least 2 labels are needed (num_labels < 2)");
         }
-        for (String split : new String[] {"train", "test", "val"}) {
-            List<Example> list = split(split);
+        for (int s = 0; s < names.length; s++) {
+            List<ExampleFacts> list = splits.get(s);
             for (int k = 0; k < list.size(); k++) {
-                Example ex = list.get(k);
+                ExampleFacts ex = list.get(k);
                 if (ex.maxLabel() >= l) {
-                    throw bad(ex, split, k, "label " + ex.maxLabel() + " is out of range 0.." + (l - 1)
+                    throw bad(root, ex, names[s], k, "label " + ex.maxLabel() + " is out of range 0.." + (l - 1)
                             + (given != null ? " (num_labels = " + l + ")" : " (1 + the largest training label)"));
                 }
             }
         }
-        this.numLabels = l;
-        this.unaryDim = du;
-        this.pairDim = dp;
-        this.numPairTypes = maxType + 1;
+        boolean trainImages = train.stream().allMatch(ExampleFacts::image);
+        boolean allImages = trainImages && test.stream().allMatch(ExampleFacts::image) && val.stream().allMatch(ExampleFacts::image);
+        return new DatasetSummary(root, train.size(), test.size(), val.size(), l, du, dp, maxType + 1, trainImages, allImages);
     }
 
-    private BadInputException bad(Example ex, String split, int k, String problem) {
-        if (ex != null && ex.source().isPresent()) return new BadInputException(ex.source().get(), problem);
-        String where = root != null ? root.resolve(split).toString() : split + "[" + k + "]";
+    private static BadInputException bad(String root, ExampleFacts ex, String split, int k, String problem) {
+        if (ex != null && ex.source() != null) return new BadInputException(ex.source() + ": " + problem);
+        String where = root != null ? DatasetFiles.child(root, split) : split + "[" + k + "]";
         return new BadInputException(where + ": " + problem);
     }
 
@@ -148,24 +163,36 @@ public final class Dataset {
         Path f = root.resolve(INFO_FILE);
         if (!Files.isRegularFile(f)) return Map.of();
         try {
-            Object o = new ObjectMapper().readValue(f.toFile(), Object.class);
-            if (!(o instanceof Map)) throw new BadInputException(f, "is not a JSON object");
-            return new LinkedHashMap<>((Map<String, Object>) o);
+            return info(f.toString(), Files.readAllBytes(f));
         } catch (IOException e) {
             throw new BadInputException(f, "cannot be read as JSON: " + e.getMessage().lines().findFirst().orElse(""));
+        }
+    }
+
+    /** The contents of an {@link #INFO_FILE} named {@code where} (a path or a URI), from its bytes. */
+    @SuppressWarnings("unchecked")
+    public static Map<String, Object> info(String where, byte[] json) {
+        try {
+            Object o = new ObjectMapper().readValue(json, Object.class);
+            if (!(o instanceof Map)) throw new BadInputException(where + ": is not a JSON object");
+            return new LinkedHashMap<>((Map<String, Object>) o);
+        } catch (IOException e) {
+            throw new BadInputException(where + ": cannot be read as JSON: " + e.getMessage().lines().findFirst().orElse(""));
         }
     }
 
     /** The folder this data set was read from, if any. */
     public Optional<Path> root() { return Optional.ofNullable(root); }
     /** L, the label count of every variable. */
-    public int numLabels() { return numLabels; }
+    public int numLabels() { return summary.numLabels(); }
     /** Du, unary features per variable. */
-    public int unaryDim() { return unaryDim; }
+    public int unaryDim() { return summary.unaryDim(); }
     /** Dp, pairwise features per edge. */
-    public int pairDim() { return pairDim; }
+    public int pairDim() { return summary.pairDim(); }
     /** 1 + the largest {@code edge_type} of any example (1 when no example has edge types). */
-    public int numPairTypes() { return numPairTypes; }
+    public int numPairTypes() { return summary.numPairTypes(); }
+    /** The sizes and widths of this data set. */
+    public DatasetSummary summary() { return summary; }
 
     /** Every example of every split, train then test then val. */
     public List<Example> all() {
@@ -178,6 +205,6 @@ public final class Dataset {
     @Override
     public String toString() {
         return "Dataset[" + (root != null ? root + ": " : "") + train.size() + " train, " + test.size() + " test, "
-                + val.size() + " val; L=" + numLabels + " Du=" + unaryDim + " Dp=" + pairDim + "]";
+                + val.size() + " val; L=" + numLabels() + " Du=" + unaryDim() + " Dp=" + pairDim() + "]";
     }
 }

@@ -115,22 +115,13 @@ public final class ExampleIO {
      * @throws BadInputException naming the folder or file and the problem
      */
     public static Dataset readDataset(Path dir) {
-        if (!Files.isDirectory(dir)) throw new BadInputException(dir, "missing folder: no such data set folder");
-        List<Example> train = readSplit(dir.resolve("train"), true);
-        List<Example> test = readSplit(dir.resolve("test"), true);
-        List<Example> val = readSplit(dir.resolve("val"), false);
-        return new Dataset(train, test, val, dir);
+        DatasetFiles files = DatasetFiles.list(dir.toString(), DatasetFiles.LOCAL);
+        return new Dataset(read(files.train()), read(files.test()), read(files.val()), dir);
     }
 
-    private static List<Example> readSplit(Path dir, boolean required) {
-        if (!Files.isDirectory(dir)) {
-            if (!required) return List.of();
-            throw new BadInputException(dir, "missing folder: a data set needs train/ and test/ folders of .npz files");
-        }
-        List<Path> files = npzFiles(dir);
-        if (files.isEmpty()) throw new BadInputException(dir, "empty folder: no .npz files");
+    private static List<Example> read(List<String> files) {
         List<Example> out = new ArrayList<>(files.size());
-        for (Path f : files) out.add(read(f));
+        for (String f : files) out.add(read(Path.of(f)));
         return out;
     }
 

@@ -26,6 +26,18 @@ public interface RemoteFiles {
      */
     void publish(Path local, String uri) throws IOException;
 
+    /** Whether there is a folder at {@code uri}. */
+    boolean isFolder(String uri) throws IOException;
+
+    /** The entries directly in the folder {@code uri}, sorted by name (none when there is no such folder). */
+    java.util.List<Entry> list(String uri) throws IOException;
+
+    /** Deletes the file or folder at {@code uri} (nothing when there is none). */
+    void delete(String uri) throws IOException;
+
+    /** An entry of a folder: its name (not the whole URI), whether it is a folder, its size in bytes. */
+    record Entry(String name, boolean folder, long size) {}
+
     /** The implementation in this build, if any. */
     static Optional<RemoteFiles> find() {
         return ServiceLoader.load(RemoteFiles.class).findFirst();

@@ -45,7 +45,7 @@ import org.structlr.oracle.ScoreFunctions;
  * every iteration), and evaluates every iteration as it did.
  */
 public record Checkpoint(String unaryKind, String pairKind, LearnSettings settings, int threads, String dataHash,
-                         LearnerState state) {
+                         String examplesHash, LearnerState state) {
     public static final String FORMAT = "structlr-checkpoint";
     public static final int VERSION = 2;
     /** The oldest version {@link #load} reads. */
@@ -57,6 +57,21 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
     static final String CURVE = "curve.npz";
     private static final String[] ENGINES = {"train", "train_eval", "test_eval"};
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    /**
+     * {@code dataHash} ({@link Training#dataHash}) is null where it is not known (a data set that only
+     * Spark executors read); {@code examplesHash} ({@link Training#examplesHash}) is null in
+     * checkpoints written before it was recorded.
+     */
+    public Checkpoint {
+        if (dataHash != null && dataHash.isEmpty()) dataHash = null;
+        if (examplesHash != null && examplesHash.isEmpty()) examplesHash = null;
+    }
+
+    /** A checkpoint with the data hash only (no examples hash). */
+    public Checkpoint(String unaryKind, String pairKind, LearnSettings settings, int threads, String dataHash, LearnerState state) {
+        this(unaryKind, pairKind, settings, threads, dataHash, null, state);
+    }
 
     /** Writes this checkpoint as the folder {@code dir}, atomically (a complete folder or none). */
     public void save(Path dir) throws IOException {
@@ -102,7 +117,8 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
             s.put("schedule", settings.schedule());
             m.set("engines", engineNames);
             m.put("threads", threads);
-            m.put("dataHash", dataHash);
+            m.put("dataHash", dataHash == null ? "" : dataHash);
+            if (examplesHash != null) m.put(Training.EXAMPLES_HASH, examplesHash);
             ObjectNode sec = m.putObject("seconds");
             sec.put("oracleFits", state.fitSeconds());
             sec.put("messagePassing", state.passingSeconds());
@@ -186,7 +202,8 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
             double total = sec.path("total").isNumber() ? sec.path("total").asDouble() : curve.isEmpty() ? 0 : curve.get(curve.size() - 1).seconds();
             LearnerState state = new LearnerState(m.path("iteration").asInt(), unary, pair, engines[0], engines[1], engines[2], curve,
                     total, sec.path("oracleFits").asDouble(), sec.path("messagePassing").asDouble(), sec.path("evaluation").asDouble());
-            return new Checkpoint(unaryKind, pairKind, settings, m.path("threads").asInt(), m.path("dataHash").asText(), state);
+            return new Checkpoint(unaryKind, pairKind, settings, m.path("threads").asInt(), m.path("dataHash").asText(""),
+                    m.path(Training.EXAMPLES_HASH).asText(""), state);
         } catch (IOException | IllegalArgumentException e) {
             throw new BadInputException(dir, "cannot load checkpoint: " + e.getMessage(), e);
         }

@@ -1,8 +1,10 @@
 package org.structlr.learn;
 
+import java.util.Map;
 import java.util.ServiceLoader;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
+import org.structlr.data.DatasetSummary;
 
 /**
  * Training on a cluster ({@code train --spark MASTER}): the same learning as {@link Training#train},
@@ -12,9 +14,45 @@ import org.structlr.data.Dataset;
  */
 public interface ClusterTraining {
 
-    /** As {@link Training#train(Dataset, String, String, LearnSettings, int, LearnListener, LearnerState, StateSink)}, on {@code master}. */
+    /**
+     * As {@link Training#train(Dataset, String, String, LearnSettings, int, LearnListener, LearnerState, StateSink)}, on
+     * {@code master}, with examples this machine holds (shipped to the cluster once).
+     */
     Training.Outcome train(String master, Dataset data, String unaryKind, String pairKind, LearnSettings settings,
                            int threads, LearnListener listener, LearnerState from, StateSink sink);
+
+    /** A session on {@code master}: the cluster is joined when first needed and left on {@link Session#close}. */
+    Session session(String master);
+
+    /** Training on a data set that the cluster's machines read themselves. */
+    interface Session extends AutoCloseable {
+        /**
+         * The data set folder at {@code location} (an absolute path every machine sees, or a URI of
+         * a file system they reach): listed here, read and checked by the cluster's machines, the
+         * checks across files made here from what they report. Nothing is trained yet.
+         *
+         * @throws BadInputException naming the folder or file, as {@link Dataset#load} would
+         */
+        ClusterDataset read(String location);
+
+        /** As {@link ClusterTraining#train}, on a data set {@link #read} by this session. */
+        Training.Outcome train(ClusterDataset data, String unaryKind, String pairKind, LearnSettings settings, int threads,
+                               LearnListener listener, LearnerState from, StateSink sink);
+
+        @Override
+        void close();
+    }
+
+    /** What this machine knows of a data set the cluster holds: no examples. */
+    interface ClusterDataset {
+        DatasetSummary summary();
+
+        /** The data set's {@link Dataset#INFO_FILE} contents (empty when it has none). */
+        Map<String, Object> info();
+
+        /** {@link Training#examplesHash} of the data set. */
+        String examplesHash();
+    }
 
     /** The implementation in this build; bad input naming {@code option} when there is none. */
     static ClusterTraining find(String option) {

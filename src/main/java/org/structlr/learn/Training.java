@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
+import org.structlr.data.DatasetSummary;
 import org.structlr.data.Example;
 import org.structlr.model.CrfModel;
 import org.structlr.model.ExampleBatch;
@@ -29,9 +30,14 @@ public final class Training {
 
     /** Refuses, before any work, a function class that cannot read these features. */
     public static void checkApplicable(Dataset data, String unaryKind, String pairKind) {
+        checkApplicable(data.summary(), unaryKind, pairKind);
+    }
+
+    /** As {@link #checkApplicable(Dataset, String, String)}, on what is known of a data set read elsewhere. */
+    public static void checkApplicable(DatasetSummary data, String unaryKind, String pairKind) {
         check("--unary", unaryKind, true, data.unaryDim());
         check("--pairwise", pairKind, false, data.pairDim());
-        if ((isWholeImage(unaryKind) || isWholeImage(pairKind)) && !data.train().stream().allMatch(e -> e.shape().isPresent())) {
+        if ((isWholeImage(unaryKind) || isWholeImage(pairKind)) && !data.trainImages()) {
             throw new BadInputException("--unary/--pairwise fcn: a fully convolutional function reads whole images;"
                     + " every training example must be an image (a 'shape' array)");
         }
@@ -104,6 +110,16 @@ public final class Training {
      */
     public static Outcome outcome(Dataset data, String unaryKind, String pairKind, LearnSettings settings,
                                   LearnerState from, AlternatingLearner.Result r) {
+        return outcome(data.summary(), data.info(), Map.of(DATA_HASH, dataHash(data)), unaryKind, pairKind, settings, from, r);
+    }
+
+    /**
+     * As {@link #outcome(Dataset, String, String, LearnSettings, LearnerState, AlternatingLearner.Result)}
+     * for a data set read elsewhere: its summary, its {@link Dataset#INFO_FILE} contents and the
+     * hashes known of it ({@link #DATA_HASH} and/or {@link #EXAMPLES_HASH}) for the provenance.
+     */
+    public static Outcome outcome(DatasetSummary data, Map<String, Object> info, Map<String, String> hashes, String unaryKind,
+                                  String pairKind, LearnSettings settings, LearnerState from, AlternatingLearner.Result r) {
         List<String> types = pairTypeNames(data.numPairTypes());
         int L = data.numLabels();
         // A type never fitted (0 iterations) is the zero function.
@@ -111,7 +127,7 @@ public final class Training {
         List<ScoreFunction> pair = new ArrayList<>();
         for (int t = 0; t < types.size(); t++) pair.add(r.pair().get(t) != null ? r.pair().get(t) : new ZeroScore(L * L));
         Map<String, Object> s = settingsMap(unaryKind, pairKind, settings);
-        Map<String, Object> prov = provenance(data, settings.seed());
+        Map<String, Object> prov = provenance(data, info, hashes, settings.seed());
         IterationRecord last = r.curve().isEmpty() ? null : r.curve().get(r.curve().size() - 1);
         if (last != null) {
             prov.put("trainError", last.trainError());
@@ -154,14 +170,18 @@ public final class Training {
     public static final List<String> IMAGE_RECIPE_KEYS = List.of("unary_features", "height", "width", "longest", "cell", "patch");
 
     public static Map<String, Object> provenance(Dataset data, long seed) {
+        return provenance(data.summary(), data.info(), Map.of(DATA_HASH, dataHash(data)), seed);
+    }
+
+    /** The provenance of a model trained on a data set with this summary, info file contents and hashes (in this order). */
+    public static Map<String, Object> provenance(DatasetSummary data, Map<String, Object> info, Map<String, String> hashes, long seed) {
         Map<String, Object> p = new LinkedHashMap<>();
         p.put("seed", seed);
-        p.put("dataHash", dataHash(data));
-        data.root().ifPresent(root -> p.put("data", root.toString()));
-        p.put("trainExamples", data.train().size());
-        p.put("grid", data.all().stream().allMatch(e -> e.shape().isPresent()));
-        p.put("testExamples", data.test().size());
-        Map<String, Object> info = data.info();
+        p.putAll(hashes);
+        if (data.root() != null) p.put("data", data.root());
+        p.put("trainExamples", data.trainExamples());
+        p.put("grid", data.allImages());
+        p.put("testExamples", data.testExamples());
         if (info.containsKey("unary_features")) {
             Map<String, Object> recipe = new LinkedHashMap<>();
             for (String k : IMAGE_RECIPE_KEYS) if (info.containsKey(k)) recipe.put(k, info.get(k));
@@ -172,27 +192,66 @@ public final class Training {
         return p;
     }
 
+    /** Provenance key of {@link #dataHash}. */
+    public static final String DATA_HASH = "dataHash";
+    /** Provenance and checkpoint key of {@link #examplesHash}. */
+    public static final String EXAMPLES_HASH = "examplesHash";
+
     /** SHA-256 over every training and test example's arrays, in order. */
     public static String dataHash(Dataset data) {
+        MessageDigest md = sha256();
+        for (Example ex : data.all()) update(md, ex);
+        return HexFormat.of().formatHex(md.digest());
+    }
+
+    /**
+     * SHA-256 over the SHA-256s of every example ({@link #exampleDigest}), train then test then
+     * val: the hash of the same bytes as {@link #dataHash}, but one that machines holding different
+     * examples can compute together (each hashes its own, one machine hashes the digests in
+     * order), so that a data set read by Spark executors has a hash its driver can check a
+     * checkpoint against without reading the data.
+     */
+    public static String examplesHash(Dataset data) {
+        List<byte[]> digests = new ArrayList<>();
+        for (Example ex : data.all()) digests.add(exampleDigest(ex));
+        return examplesHash(digests);
+    }
+
+    /** {@link #examplesHash(Dataset)} from the examples' digests, in example order. */
+    public static String examplesHash(List<byte[]> digests) {
+        MessageDigest md = sha256();
+        for (byte[] d : digests) md.update(d);
+        return HexFormat.of().formatHex(md.digest());
+    }
+
+    /** SHA-256 of one example's arrays, the bytes {@link #dataHash} hashes for it. */
+    public static byte[] exampleDigest(Example ex) {
+        MessageDigest md = sha256();
+        update(md, ex);
+        return md.digest();
+    }
+
+    private static MessageDigest sha256() {
         try {
-            MessageDigest md = MessageDigest.getInstance("SHA-256");
-            for (Example ex : data.all()) {
-                update(md, ex.unary());
-                update(md, ex.pairwise());
-                int[] e = ex.edges();
-                ByteBuffer b = ByteBuffer.allocate(4 * e.length).order(ByteOrder.LITTLE_ENDIAN);
-                for (int v : e) b.putInt(v);
-                md.update(b.array());
-                if (ex.hasLabels()) {
-                    int[] y = ex.labels();
-                    ByteBuffer c = ByteBuffer.allocate(4 * y.length).order(ByteOrder.LITTLE_ENDIAN);
-                    for (int v : y) c.putInt(v);
-                    md.update(c.array());
-                }
-            }
-            return HexFormat.of().formatHex(md.digest());
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** An example's features, edges and labels, little-endian. */
+    private static void update(MessageDigest md, Example ex) {
+        update(md, ex.unary());
+        update(md, ex.pairwise());
+        int[] e = ex.edges();
+        ByteBuffer b = ByteBuffer.allocate(4 * e.length).order(ByteOrder.LITTLE_ENDIAN);
+        for (int v : e) b.putInt(v);
+        md.update(b.array());
+        if (ex.hasLabels()) {
+            int[] y = ex.labels();
+            ByteBuffer c = ByteBuffer.allocate(4 * y.length).order(ByteOrder.LITTLE_ENDIAN);
+            for (int v : y) c.putInt(v);
+            md.update(c.array());
         }
     }
 

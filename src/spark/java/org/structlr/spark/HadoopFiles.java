@@ -20,6 +20,15 @@ import org.structlr.data.RemoteFiles;
 public final class HadoopFiles implements RemoteFiles {
 
     static Configuration configuration() {
+        return configuration(Map.of());
+    }
+
+    /**
+     * The configuration with {@code settings} ({@code spark.hadoop.K} to V, as {@link #settings}
+     * collects them on the driver) applied last: executors on other machines do not have the
+     * driver's system properties, so the driver's settings travel with the tasks.
+     */
+    static Configuration configuration(Map<String, String> settings) {
         Configuration conf = new Configuration();
         // a wrong name-node address should be an error within seconds, not after Hadoop's default
         // 10 refused / 45 timed-out connection attempts (up to 15 minutes); the user's settings win
@@ -29,7 +38,19 @@ public final class HadoopFiles implements RemoteFiles {
             String k = e.getKey().toString();
             if (k.startsWith("spark.hadoop.")) conf.set(k.substring("spark.hadoop.".length()), e.getValue().toString());
         }
+        for (Map.Entry<String, String> e : settings.entrySet()) conf.set(e.getKey().substring("spark.hadoop.".length()), e.getValue());
         return conf;
+    }
+
+    /** The {@code spark.hadoop.*} settings of a Spark configuration (which holds the JVM's spark.* properties too). */
+    static java.util.HashMap<String, String> settings(org.apache.spark.SparkConf conf) {
+        java.util.HashMap<String, String> out = new java.util.HashMap<>();
+        for (scala.Tuple2<String, String> kv : conf.getAllWithPrefix("spark.hadoop.")) out.put("spark.hadoop." + kv._1(), kv._2());
+        for (Map.Entry<Object, Object> e : System.getProperties().entrySet()) {
+            String k = e.getKey().toString();
+            if (k.startsWith("spark.hadoop.")) out.putIfAbsent(k, e.getValue().toString());
+        }
+        return out;
     }
 
     /** Sets k unless a site file (not Hadoop's own core-default.xml) gives it. */
@@ -50,6 +71,35 @@ public final class HadoopFiles implements RemoteFiles {
     public boolean exists(String uri) throws IOException {
         org.apache.hadoop.fs.Path p = path(uri);
         return fs(p).exists(p);
+    }
+
+    @Override
+    public boolean isFolder(String uri) throws IOException {
+        org.apache.hadoop.fs.Path p = path(uri);
+        FileSystem fs = fs(p);
+        return fs.exists(p) && fs.getFileStatus(p).isDirectory();
+    }
+
+    @Override
+    public java.util.List<Entry> list(String uri) throws IOException {
+        org.apache.hadoop.fs.Path p = path(uri);
+        FileSystem fs = fs(p);
+        if (!fs.exists(p) || !fs.getFileStatus(p).isDirectory()) return java.util.List.of();
+        java.util.List<Entry> out = new java.util.ArrayList<>();
+        for (org.apache.hadoop.fs.FileStatus st : fs.listStatus(p)) {
+            String name = st.getPath().getName();
+            if (name.endsWith(".crc") && name.startsWith(".")) continue;     // checksums of Hadoop's local file system
+            out.add(new Entry(name, st.isDirectory(), st.getLen()));
+        }
+        out.sort(java.util.Comparator.comparing(Entry::name));
+        return out;
+    }
+
+    @Override
+    public void delete(String uri) throws IOException {
+        org.apache.hadoop.fs.Path p = path(uri);
+        FileSystem fs = fs(p);
+        if (fs.exists(p) && !fs.delete(p, true)) throw new IOException("cannot delete " + uri);
     }
 
     @Override

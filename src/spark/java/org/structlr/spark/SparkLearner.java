@@ -54,17 +54,28 @@ final class SparkLearner {
     /** As {@link AlternatingLearner#train(org.structlr.model.ExampleBatch, org.structlr.model.ExampleBatch, LearnerState, LearnListener, StateSink)}. */
     AlternatingLearner.Result train(List<Example> train, List<Example> test, int L, List<String> pairTypes, int unaryDim, int pairDim,
                                     LearnerState from, LearnListener listener, StateSink sink) {
+        BlockData data = BlockData.shipped(sc, train, test, partitions);
+        try {
+            return train(data, L, pairTypes, unaryDim, pairDim, from, listener, sink);
+        } finally {
+            data.release();
+        }
+    }
+
+    /** As above, on examples already in the executors ({@link BlockData}, laid out with this learner's partitions). */
+    AlternatingLearner.Result train(BlockData data, int L, List<String> pairTypes, int unaryDim, int pairDim,
+                                    LearnerState from, LearnListener listener, StateSink sink) {
         int numPairTypes = pairTypes.size();
         if (pairOracles.size() != numPairTypes) throw new IllegalArgumentException(pairOracles.size() + " pairwise oracles for " + numPairTypes + " pairwise types");
         if (from != null && from.iteration() > settings.iterations()) {
             throw new IllegalArgumentException("cannot continue from iteration " + from.iteration() + " to " + settings.iterations());
         }
-        if (from != null && settings.evalSweeps() > 0 && (from.trainEval() == null || (!test.isEmpty() && from.testEval() == null))) {
+        if (from != null && settings.evalSweeps() > 0 && (from.trainEval() == null || (data.testEdges.length > 0 && from.testEval() == null))) {
             throw new IllegalArgumentException("the state lacks the messages of the evaluation engines");
         }
         double eps = settings.eps();
         int sweeps = settings.sweepsPerFit(), evalSweeps = settings.evalSweeps();
-        Layout layout = new Layout(train, test, L, pairTypes, partitions);
+        Layout layout = new Layout(data.layout, L, pairTypes);
 
         ScoreFunction unary = from == null ? null : from.unary();
         List<ScoreFunction> pair = from == null ? new ArrayList<>(Collections.nCopies(numPairTypes, null)) : new ArrayList<>(from.pair());
@@ -76,8 +87,9 @@ final class SparkLearner {
 
         List<Broadcast<?>> live = new ArrayList<>();
         Broadcast<Functions> startFns = broadcast(live, unary, pair);
-        List<Broadcast<Block>> data = layout.broadcast(sc, from);
-        JavaRDD<Block> blocks = persist(layout.indices(sc).map(i -> BlockSteps.start(data.get(i).value(), startFns.value().unary(), startFns.value().pair(), eps)));
+        List<Broadcast<Saved>> resumed = layout.resumed(sc, from, data);
+        JavaRDD<Block> blocks = persist(data.blocks.map(l -> BlockSteps.start(layout.start(l, resumed.isEmpty() ? null : resumed.get(l.index()).value()),
+                startFns.value().unary(), startFns.value().pair(), eps)));
         List<JavaRDD<Block>> cached = new ArrayList<>(List.of(blocks));
         for (int it = from == null ? 1 : from.iteration() + 1; it <= settings.iterations(); it++) {
             long t0 = System.nanoTime();
@@ -131,7 +143,7 @@ final class SparkLearner {
                     saved.add(b);
                     live.add(b);
                 }
-                JavaRDD<Block> fresh = persist(layout.indices(sc).map(i -> Layout.rebuild(data.get(i).value(), saved.get(i).value())));
+                JavaRDD<Block> fresh = persist(data.blocks.map(l -> layout.rebuild(l, saved.get(l.index()).value())));
                 fresh.count();
                 blocks.unpersist(false);
                 blocks = fresh;
@@ -142,7 +154,7 @@ final class SparkLearner {
         }
         for (JavaRDD<Block> r : cached) r.unpersist(false);
         for (Broadcast<?> b : live) b.destroy();
-        for (Broadcast<?> b : data) b.destroy();
+        for (Broadcast<?> b : resumed) b.destroy();
         return new AlternatingLearner.Result(unary, pair, curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9);
     }
 
@@ -193,65 +205,48 @@ final class SparkLearner {
         }
     }
 
-    /** Which examples go into which block, and the way back from blocks to whole-set message arrays. */
-    private static final class Layout {
-        private final List<Block> empty = new ArrayList<>();
+    /** The blocks of a run (examples from {@link BlockData}, states from the stages), and the way back from blocks to whole-set message arrays. */
+    private static final class Layout implements java.io.Serializable {
+        private final BlockLayout blocks;
         private final int L;
+        private final String[] types;
 
-        Layout(List<Example> train, List<Example> test, int L, List<String> pairTypes, int partitions) {
+        Layout(BlockLayout blocks, int L, List<String> pairTypes) {
+            this.blocks = blocks;
             this.L = L;
-            String[] types = pairTypes.toArray(new String[0]);
-            split(train, false, Math.min(partitions, train.size()), types);
-            if (!test.isEmpty()) split(test, true, Math.min(partitions, test.size()), types);
+            this.types = pairTypes.toArray(new String[0]);
         }
 
-        private void split(List<Example> examples, boolean test, int parts, String[] types) {
-            for (int p = 0; p < parts; p++) {
-                int lo = (int) ((long) examples.size() * p / parts), hi = (int) ((long) examples.size() * (p + 1) / parts);
-                ExampleRecord[] recs = new ExampleRecord[hi - lo];
-                for (int k = lo; k < hi; k++) recs[k - lo] = ExampleRecord.of(examples.get(k));
-                empty.add(new Block(empty.size(), test, lo, recs, L, types, null, null, null, null, null, null, null));
-            }
+        /** Block {@code l.index()} with its examples, the given states, biases and resume messages. */
+        private Block block(BlockData.Loaded l, float[] state, float[] evalState, float[] unaryBias, float[] messages, float[] evalMessages) {
+            BlockLayout.Spec s = blocks.spec(l.index());
+            return new Block(s.index(), s.test(), s.first(), l.examples(), L, types, state, evalState, unaryBias, null, messages, evalMessages, null);
         }
 
-        int size() {
-            return empty.size();
+        /** The block to start from: fresh, or carrying its slices of a resumed state's messages. */
+        Block start(BlockData.Loaded l, Saved resumed) {
+            return resumed == null ? block(l, null, null, null, null, null) : block(l, null, null, null, resumed.messages(), resumed.evalMessages());
         }
 
-        /**
-         * One broadcast per block of its examples (and, when resuming, its slices of the saved
-         * messages). Not {@code parallelize(blocks)}: a parallelized collection's partitions carry
-         * their elements, and every task of every later stage and fit serialises its partition, so
-         * each L-BFGS evaluation would ship the data again. A broadcast is fetched once per executor
-         * that needs it and stays on the driver for recomputing lost partitions.
-         */
-        List<Broadcast<Block>> broadcast(JavaSparkContext sc, LearnerState from) {
-            List<Broadcast<Block>> out = new ArrayList<>();
-            for (Block b : blocks(from)) out.add(sc.broadcast(b));
-            return out;
+        /** A block with collected states (the resume messages of the start dropped). */
+        Block rebuild(BlockData.Loaded l, Saved s) {
+            return block(l, s.state(), s.evalState(), s.unaryBias(), null, null);
         }
 
-        /** Block indices 0..size-1, one per partition: what the stages map over. */
-        JavaRDD<Integer> indices(JavaSparkContext sc) {
-            List<Integer> ids = new ArrayList<>();
-            for (int i = 0; i < empty.size(); i++) ids.add(i);
-            return sc.parallelize(ids, ids.size());
-        }
-
-        /** The blocks to start from: empty, or carrying the slices of a resumed state's messages. */
-        private List<Block> blocks(LearnerState from) {
-            if (from == null) return empty;
-            List<Block> out = new ArrayList<>();
-            int[] edgeAt = new int[2];
-            for (Block b : empty) {
-                int edges = 0;
-                for (ExampleRecord r : b.examples) edges += r.edges().length / 2;
-                int split = b.test ? 1 : 0, lo = edgeAt[split];
-                edgeAt[split] += edges;
-                INDArray m = SparkLearner.messages(b.test ? from.testEval() : from.train(), L);
-                INDArray ev = b.test ? null : SparkLearner.messages(from.trainEval(), L);
-                out.add(new Block(b.index, b.test, b.firstExample, b.examples, L, b.pairTypes, null, null, null, null,
-                        slice(b.test ? null : m, lo, edges), b.test ? slice(m, lo, edges) : slice(ev, lo, edges), null));
+        /** One broadcast per block of its slices of a resumed state's messages (none when not resuming). */
+        List<Broadcast<Saved>> resumed(JavaSparkContext sc, LearnerState from, BlockData data) {
+            List<Broadcast<Saved>> out = new ArrayList<>();
+            if (from == null) return out;
+            INDArray train = SparkLearner.messages(from.train(), L), trainEval = SparkLearner.messages(from.trainEval(), L);
+            INDArray testEval = SparkLearner.messages(from.testEval(), L);
+            for (BlockLayout.Spec s : blocks.specs()) {
+                int[] edges = s.test() ? data.testEdges : data.trainEdges;
+                int lo = 0, n = 0;
+                for (int k = 0; k < s.first(); k++) lo += edges[k];
+                for (int k = s.first(); k < s.first() + s.count(); k++) n += edges[k];
+                float[] m = s.test() ? null : slice(train, lo, n);
+                float[] ev = slice(s.test() ? testEval : trainEval, lo, n);
+                out.add(sc.broadcast(new Saved(s.index(), null, null, null, m, ev)));
             }
             return out;
         }
@@ -259,11 +254,6 @@ final class SparkLearner {
         private float[] slice(INDArray m, int lo, int edges) {
             if (m == null) return null;
             return m.get(org.nd4j.linalg.indexing.NDArrayIndex.interval(lo, lo + edges)).castTo(DataType.FLOAT).dup('c').reshape(-1).toFloatVector();
-        }
-
-        /** A block with collected states (the resume messages of the start dropped; the executor's batch kept). */
-        static Block rebuild(Block e, Saved s) {
-            return e.with(s.state(), s.evalState(), s.unaryBias(), null);
         }
 
         /** [training, training evaluation, test evaluation] messages [E, 2, L] of the whole sets (null where no engine). */
@@ -276,7 +266,7 @@ final class SparkLearner {
             int n = 0;
             boolean any = false;
             for (Saved p : parts) {
-                if (empty.get(p.index()).test != test) continue;
+                if (blocks.spec(p.index()).test() != test) continue;
                 any = true;
                 float[] m = eval ? p.evalMessages() : p.messages();
                 if (m == null) return null;
@@ -286,7 +276,7 @@ final class SparkLearner {
             float[] all = new float[n];
             int at = 0;
             for (Saved p : parts) {
-                if (empty.get(p.index()).test != test) continue;
+                if (blocks.spec(p.index()).test() != test) continue;
                 float[] m = eval ? p.evalMessages() : p.messages();
                 System.arraycopy(m, 0, all, at, m.length);
                 at += m.length;

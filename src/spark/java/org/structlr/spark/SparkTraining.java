@@ -5,13 +5,19 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
+import org.structlr.data.DatasetFiles;
+import org.structlr.data.DatasetSummary;
+import org.structlr.data.ExampleFacts;
 import org.structlr.learn.AlternatingLearner;
 import org.structlr.learn.ClusterTraining;
+import org.structlr.learn.ClusterTraining.ClusterDataset;
 import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.LearnerState;
@@ -33,23 +39,112 @@ public final class SparkTraining implements ClusterTraining {
     public Training.Outcome train(String master, Dataset data, String unaryKind, String pairKind, LearnSettings settings,
                                   int threads, LearnListener listener, LearnerState from, StateSink sink) {
         Training.checkApplicable(data, unaryKind, pairKind);
-        checkReachable(master);
-        List<String> types = Training.pairTypeNames(data.numPairTypes());
-        Oracle unaryOracle = org.structlr.oracle.FunctionClasses.get(unaryKind).create(new org.structlr.oracle.FunctionClass.Context(true, data.unaryDim(), settings.seed(), threads));
-        List<Oracle> pairOracles = new ArrayList<>();
-        for (int t = 0; t < types.size(); t++) pairOracles.add(org.structlr.oracle.FunctionClasses.get(pairKind).create(new org.structlr.oracle.FunctionClass.Context(false, data.pairDim(), settings.seed() + 1 + t, threads)));
-        AlternatingLearner.Result r;
-        try (JavaSparkContext sc = open(master)) {
-            int partitions = sc.getConf().getInt("spark.structlr.partitions", sc.defaultParallelism());
-            int cutEvery = sc.getConf().getInt("spark.structlr.cutEvery", 5);
-            if (partitions < 1 || cutEvery < 1) throw new BadInputException("spark.structlr.partitions and spark.structlr.cutEvery must be at least 1");
-            r = new SparkLearner(sc, settings, unaryOracle, pairOracles, partitions, cutEvery)
-                    .train(data.train(), data.test(), data.numLabels(), types, data.unaryDim(), data.pairDim(), from, listener, sink);
-        } finally {
-            for (Oracle o : pairOracles) closeQuietly(o);
-            closeQuietly(unaryOracle);
+        try (Session s = new Session(master)) {
+            AlternatingLearner.Result r = s.learn(data.summary(), unaryKind, pairKind, settings, threads,
+                    learner -> learner.train(data.train(), data.test(), data.numLabels(), Training.pairTypeNames(data.numPairTypes()),
+                            data.unaryDim(), data.pairDim(), from, listener, sink));
+            return Training.outcome(data, unaryKind, pairKind, settings, from, r);
         }
-        return Training.outcome(data, unaryKind, pairKind, settings, from, r);
+    }
+
+    @Override
+    public Session session(String master) {
+        return new Session(master);
+    }
+
+    /** A data set the executors hold: what the driver knows of it, and its blocks. */
+    record ReadDataset(DatasetSummary summary, Map<String, Object> info, String examplesHash, BlockData data) implements ClusterDataset {}
+
+    /** One Spark context, opened when first needed, for reading a data set and training on it. */
+    static final class Session implements ClusterTraining.Session {
+        private final String master;
+        private JavaSparkContext sc;
+        private int partitions, cutEvery;
+        private final List<BlockData> held = new ArrayList<>();
+
+        Session(String master) {
+            this.master = master;
+        }
+
+        private JavaSparkContext context() {
+            if (sc == null) {
+                checkReachable(master);
+                sc = open(master);
+                partitions = sc.getConf().getInt("spark.structlr.partitions", sc.defaultParallelism());
+                cutEvery = sc.getConf().getInt("spark.structlr.cutEvery", 5);
+                if (partitions < 1 || cutEvery < 1) throw new BadInputException("spark.structlr.partitions and spark.structlr.cutEvery must be at least 1");
+            }
+            return sc;
+        }
+
+        /**
+         * Lists the folder here (before Spark starts: a wrong path is an error at once), then the
+         * executors read their blocks' files ({@link BlockData#read}) and send back each file's
+         * facts, digest or error; the first error in file order (train, test, val, as one machine
+         * reads them) is the one reported, then {@link Dataset#check} runs on the facts.
+         */
+        @Override
+        public ClusterDataset read(String location) {
+            Map<String, String> hadoop = HadoopFiles.settings(new SparkConf());
+            DatasetFiles files = ExampleFiles.list(location, hadoop);
+            Map<String, Object> info = ExampleFiles.info(location, hadoop);
+            JavaSparkContext sc = context();
+            hadoop = HadoopFiles.settings(sc.getConf());
+            BlockData data = BlockData.read(sc, files, partitions, hadoop);
+            held.add(data);
+            List<ExampleFiles.FileRead> reads = data.reads();
+            List<ExampleFiles.FileRead> val = BlockData.check(sc, files.val(), partitions, hadoop);
+            List<ExampleFiles.FileRead> all = new ArrayList<>(reads);
+            all.addAll(val);
+            for (ExampleFiles.FileRead r : all) if (r.error() != null) throw new BadInputException(r.error());
+            int nTrain = files.train().size(), nTest = files.test().size();
+            List<ExampleFacts> facts = all.stream().map(ExampleFiles.FileRead::facts).toList();
+            DatasetSummary summary = Dataset.check(location, facts.subList(0, nTrain), facts.subList(nTrain, nTrain + nTest),
+                    facts.subList(nTrain + nTest, facts.size()));
+            String hash = Training.examplesHash(all.stream().map(ExampleFiles.FileRead::digest).toList());
+            int[] edges = facts.stream().mapToInt(ExampleFacts::numEdges).toArray();
+            BlockData withEdges = data.withEdges(Arrays.copyOfRange(edges, 0, nTrain), Arrays.copyOfRange(edges, nTrain, nTrain + nTest));
+            return new ReadDataset(summary, info, hash, withEdges);
+        }
+
+        @Override
+        public Training.Outcome train(ClusterDataset data, String unaryKind, String pairKind, LearnSettings settings, int threads,
+                                      LearnListener listener, LearnerState from, StateSink sink) {
+            if (!(data instanceof ReadDataset d)) throw new IllegalArgumentException("not a data set read by this session");
+            DatasetSummary s = d.summary();
+            Training.checkApplicable(s, unaryKind, pairKind);
+            AlternatingLearner.Result r = learn(s, unaryKind, pairKind, settings, threads,
+                    learner -> learner.train(d.data(), s.numLabels(), Training.pairTypeNames(s.numPairTypes()), s.unaryDim(), s.pairDim(),
+                            from, listener, sink));
+            return Training.outcome(s, d.info(), Map.of(Training.EXAMPLES_HASH, d.examplesHash()), unaryKind, pairKind, settings, from, r);
+        }
+
+        /** Runs {@code body} with a learner for these classes on this session's context, the oracles closed after. */
+        AlternatingLearner.Result learn(DatasetSummary data, String unaryKind, String pairKind, LearnSettings settings, int threads,
+                                        java.util.function.Function<SparkLearner, AlternatingLearner.Result> body) {
+            List<String> types = Training.pairTypeNames(data.numPairTypes());
+            JavaSparkContext sc = context();
+            Oracle unaryOracle = org.structlr.oracle.FunctionClasses.get(unaryKind).create(new org.structlr.oracle.FunctionClass.Context(true, data.unaryDim(), settings.seed(), threads));
+            List<Oracle> pairOracles = new ArrayList<>();
+            try {
+                for (int t = 0; t < types.size(); t++) pairOracles.add(org.structlr.oracle.FunctionClasses.get(pairKind).create(new org.structlr.oracle.FunctionClass.Context(false, data.pairDim(), settings.seed() + 1 + t, threads)));
+                return body.apply(new SparkLearner(sc, settings, unaryOracle, pairOracles, partitions, cutEvery));
+            } finally {
+                for (Oracle o : pairOracles) closeQuietly(o);
+                closeQuietly(unaryOracle);
+            }
+        }
+
+        @Override
+        public void close() {
+            if (sc == null) return;
+            try {
+                for (BlockData d : held) d.release();
+            } finally {
+                sc.close();
+                sc = null;
+            }
+        }
     }
 
     static JavaSparkContext open(String master) {
