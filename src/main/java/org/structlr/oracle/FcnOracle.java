@@ -51,7 +51,9 @@ import org.structlr.graph.GridBatch;
  * SGD: per-image mini-batches of deep convolutions have very uneven gradient scales across layers.
  * The network's precision is the first problem's (FLOAT recommended).
  */
-public final class FcnOracle implements Oracle {
+public final class FcnOracle implements Oracle, java.io.Serializable {
+
+    private static final long serialVersionUID = 1L;
 
     public static final int DEFAULT_WIDTH = 16;
     public static final int[] DEFAULT_DILATIONS = {1, 2, 4, 8};
@@ -195,30 +197,35 @@ public final class FcnOracle implements Oracle {
             throw new IllegalArgumentException("fcn oracle: a " + (pairwise ? "pairwise" : "unary") + " fcn got a problem over "
                     + (im.perEdge() ? "edges" : "pixels"));
         }
-        int groups = pairwise ? 2 : 1, c = p.numClasses(), d = im.numPixelFeatures();
-        ComputationGraph net;
-        int fits;
-        Class<? extends FullyConvolutionalScore> kind = pairwise ? FcnPairScore.class : FcnScore.class;
-        if (previous == null || previous instanceof ZeroScore) {
-            net = newNetwork(d, c, p.dataType(), new Adam(learningRate));
-            fits = 0;
-        } else if (kind.isInstance(previous)) {
-            FullyConvolutionalScore f = (FullyConvolutionalScore) previous;
-            if (f.numClasses() != c || f.numFeatures() != d) {
-                throw new IllegalArgumentException("fcn oracle: previous function is " + f.numFeatures() + " features -> " + f.numClasses()
-                        + " classes, the problem " + d + " -> " + c);
-            }
-            net = f.networkCopy();
-            fits = f.fits();
-        } else {
-            throw new IllegalArgumentException("fcn oracle: cannot continue from a " + previous.kind() + " function");
-        }
+        int groups = pairwise ? 2 : 1;
+        Start start = start(previous, im.numPixelFeatures(), p.numClasses(), p.dataType());
+        ComputationGraph net = start.net();
+        int fits = start.fits();
         long shuffle = seed * 1_000_003L + fits;
         if (!descentCheck) {
             train(net, p, im, groups, shuffle);
             return score(net, fits + 1);
         }
-        return descend(net, p, im, groups, shuffle, p.loss(previous instanceof ZeroScore ? null : previous), fits + 1);
+        // the loss where the fit starts: the previous function's, or a fresh network's (not g = 0's: a
+        // fresh network's random head may score worse than g = 0, and then no short step could pass)
+        return descend(net, p, im, groups, shuffle, p.loss(score(copy(net), fits)), fits + 1);
+    }
+
+    /** The network a fit starts from (a copy of the previous function's, or a fresh one) and the fits it has had. */
+    record Start(ComputationGraph net, int fits) {}
+
+    Start start(ScoreFunction previous, int d, int c, DataType dataType) {
+        Class<? extends FullyConvolutionalScore> kind = pairwise ? FcnPairScore.class : FcnScore.class;
+        if (previous == null || previous instanceof ZeroScore) return new Start(newNetwork(d, c, dataType, new Adam(learningRate)), 0);
+        if (!kind.isInstance(previous)) {
+            throw new IllegalArgumentException("fcn oracle: cannot continue from a " + previous.kind() + " function");
+        }
+        FullyConvolutionalScore f = (FullyConvolutionalScore) previous;
+        if (f.numClasses() != c || f.numFeatures() != d) {
+            throw new IllegalArgumentException("fcn oracle: previous function is " + f.numFeatures() + " features -> " + f.numClasses()
+                    + " classes, the problem " + d + " -> " + c);
+        }
+        return new Start(f.networkCopy(), f.fits());
     }
 
     /**
@@ -249,12 +256,12 @@ public final class FcnOracle implements Oracle {
         return score(start, fits);
     }
 
-    private ScoreFunction score(ComputationGraph net, int fits) {
+    ScoreFunction score(ComputationGraph net, int fits) {
         return pairwise ? new FcnPairScore(net, fits) : new FcnScore(net, fits);
     }
 
     /** A copy with the updater state (Adam's moments and step count). */
-    private ComputationGraph copy(ComputationGraph net) {
+    ComputationGraph copy(ComputationGraph net) {
         return ((FullyConvolutionalScore) score(net, 0)).networkCopy();
     }
 
@@ -272,6 +279,16 @@ public final class FcnOracle implements Oracle {
      * divides by B), so every batching descends the same objective, the sum over images and pixels.
      */
     private void train(ComputationGraph net, BiasedLogisticProblem p, ImageRows im, int groups, long shuffleSeed) {
+        train(net, p, im, groups, shuffleSeed, batchImages, 0, epochsPerFit);
+    }
+
+    /**
+     * Only the epochs {@code fromEpoch <= e < toEpoch} (the shuffles of the earlier epochs are still
+     * drawn, so epoch e sees the same order either way), in mini-batches of up to {@code batch}
+     * images: the fit in rounds, for the Spark learner's averaging between them ({@link FcnDataParallel}).
+     */
+    void train(ComputationGraph net, BiasedLogisticProblem p, ImageRows im, int groups, long shuffleSeed, int batch,
+               int fromEpoch, int toEpoch) {
         DataType t = net.params().dataType();
         INDArray[][] l = imageLabels(p, im, groups, t);
         int count = im.layout().count();
@@ -284,16 +301,41 @@ public final class FcnOracle implements Oracle {
         Random rng = new Random(shuffleSeed);
         int[] order = new int[count];
         for (int k = 0; k < count; k++) order[k] = k;
-        for (int epoch = 0; epoch < epochsPerFit; epoch++) {
+        for (int epoch = 0; epoch < toEpoch; epoch++) {
             for (int i = count - 1; i > 0; i--) {
                 int j = rng.nextInt(i + 1), tmp = order[i];
                 order[i] = order[j];
                 order[j] = tmp;
             }
-            for (int[] batch : batches(im.layout(), order, batchImages)) {
-                net.fit(new INDArray[]{stack(x, batch), stack(b, batch)}, new INDArray[]{stack(y, batch)});
+            if (epoch < fromEpoch) continue;
+            for (int[] images : batches(im.layout(), order, batch)) {
+                net.fit(new INDArray[]{stack(x, images), stack(b, images)}, new INDArray[]{stack(y, images)});
             }
         }
+    }
+
+    boolean isPairwise() {
+        return pairwise;
+    }
+
+    int epochsPerFit() {
+        return epochsPerFit;
+    }
+
+    int batchImages() {
+        return batchImages;
+    }
+
+    long seed() {
+        return seed;
+    }
+
+    double learningRate() {
+        return learningRate;
+    }
+
+    boolean descentCheck() {
+        return descentCheck;
     }
 
     /**

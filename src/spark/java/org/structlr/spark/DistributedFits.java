@@ -11,6 +11,8 @@ import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.AveragedNetworkOracle;
 import org.structlr.oracle.BiasedLogisticProblem;
 import org.structlr.oracle.ConstantOracle;
+import org.structlr.oracle.FcnDataParallel;
+import org.structlr.oracle.FcnOracle;
 import org.structlr.oracle.NetworkState;
 import org.structlr.oracle.LinearLoss;
 import org.structlr.oracle.LinearOracle;
@@ -28,8 +30,9 @@ import org.structlr.oracle.ZeroScore;
  * summed on the driver in block order ({@link #sumInBlockOrder}; MLlib's pattern otherwise; Spark's LogisticRegression has no per-row offset), the
  * L-BFGS itself is the single-machine oracle's, on the driver. Zero: nothing to fit. Constant:
  * per-block aggregates feeding the single-machine Newton ({@link #fitConstant}). MLP and CNN:
- * synchronous parameter averaging ({@link #fitAveraged}). Boosted trees and the fully
- * convolutional classes: the rows are gathered on the driver and fitted by the single-machine
+ * synchronous parameter averaging ({@link #fitAveraged}). The fully convolutional classes:
+ * averaging once per epoch with the descent check on the summed loss ({@link FcnFits}). Boosted
+ * trees: the rows are gathered on the driver and fitted by the single-machine
  * oracle (see docs/wave2/sparkfit.md for why boosting is not on xgboost4j-spark).
  */
 final class DistributedFits {
@@ -40,6 +43,7 @@ final class DistributedFits {
         if (oracle instanceof LinearOracle linear) return fitLinear(linear, blocks, type, classes, featureDim, previous);
         if (oracle instanceof ConstantOracle constant) return fitConstant(constant, blocks, type, classes, previous);
         if (oracle instanceof AveragedNetworkOracle net) return fitAveraged(net, blocks, type, classes, featureDim, previous);
+        if (oracle instanceof FcnOracle fcn) return FcnFits.fit(new FcnDataParallel(fcn), blocks, type, classes, previous);
         return oracle.fit(gather(blocks, type, classes), previous);
     }
 
