@@ -10,6 +10,7 @@ import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.AveragedNetworkOracle;
 import org.structlr.oracle.BiasedLogisticProblem;
+import org.structlr.oracle.BoostOracle;
 import org.structlr.oracle.ConstantOracle;
 import org.structlr.oracle.NetworkState;
 import org.structlr.oracle.LinearLoss;
@@ -28,9 +29,11 @@ import org.structlr.oracle.ZeroScore;
  * summed on the driver in block order ({@link #sumInBlockOrder}; MLlib's pattern otherwise; Spark's LogisticRegression has no per-row offset), the
  * L-BFGS itself is the single-machine oracle's, on the driver. Zero: nothing to fit. Constant:
  * per-block aggregates feeding the single-machine Newton ({@link #fitConstant}). MLP and CNN:
- * synchronous parameter averaging ({@link #fitAveraged}). Boosted trees and the fully
- * convolutional classes: the rows are gathered on the driver and fitted by the single-machine
- * oracle (see docs/wave2/sparkfit.md for why boosting is not on xgboost4j-spark).
+ * synchronous parameter averaging ({@link #fitAveraged}). Boosted trees: the single-machine round
+ * distributed over XGBoost's own collective, one worker per training block in a barrier stage
+ * ({@link DistributedBoost}; docs/wave2/sparkboost.md; not xgboost4j-spark, see
+ * docs/wave2/sparkfit.md). The fully convolutional classes: the rows are gathered on the driver
+ * and fitted by the single-machine oracle.
  */
 final class DistributedFits {
     private DistributedFits() {}
@@ -40,6 +43,7 @@ final class DistributedFits {
         if (oracle instanceof LinearOracle linear) return fitLinear(linear, blocks, type, classes, featureDim, previous);
         if (oracle instanceof ConstantOracle constant) return fitConstant(constant, blocks, type, classes, previous);
         if (oracle instanceof AveragedNetworkOracle net) return fitAveraged(net, blocks, type, classes, featureDim, previous);
+        if (oracle instanceof BoostOracle boost) return DistributedBoost.fit(boost, blocks, type, classes, featureDim, previous);
         return oracle.fit(gather(blocks, type, classes), previous);
     }
 
