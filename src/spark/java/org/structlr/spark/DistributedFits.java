@@ -43,7 +43,9 @@ final class DistributedFits {
         if (oracle instanceof LinearOracle linear) return fitLinear(linear, blocks, type, classes, featureDim, previous);
         if (oracle instanceof ConstantOracle constant) return fitConstant(constant, blocks, type, classes, previous);
         if (oracle instanceof AveragedNetworkOracle net) return fitAveraged(net, blocks, type, classes, featureDim, previous);
-        if (oracle instanceof BoostOracle boost) return DistributedBoost.fit(boost, blocks, type, classes, featureDim, previous);
+        if (oracle instanceof BoostOracle boost && !blocks.context().getConf().getBoolean(BOOST_ON_DRIVER, false)) {
+            return DistributedBoost.fit(boost, blocks, type, classes, featureDim, previous);
+        }
         return oracle.fit(gather(blocks, type, classes), previous);
     }
 
@@ -121,6 +123,12 @@ final class DistributedFits {
         for (int r = 0; r < rounds; r++) state = averageRound(oracle, sc, train, type, classes, n, state, new AveragedNetworkOracle.Round(r, rounds));
         return oracle.finish(state);
     }
+
+    /**
+     * Spark property: fit boosted trees on the driver from the gathered rows (the single-machine
+     * oracle; the behaviour before {@link DistributedBoost}), for comparison. Never a silent fallback.
+     */
+    static final String BOOST_ON_DRIVER = "spark.structlr.boost.onDriver";
 
     /** Spark property: mini-batch steps (of the single-machine fit) between two averages. */
     static final String AVERAGE_EVERY = "spark.structlr.averageEvery";
