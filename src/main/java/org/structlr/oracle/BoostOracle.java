@@ -154,7 +154,7 @@ public final class BoostOracle implements Oracle, AutoCloseable {
         m.put("max_delta_step", MAX_DELTA_STEP);
         m.put("min_child_weight", 0.0);
         m.put("tree_method", "hist");
-        m.put("max_bin", Integer.getInteger("structlr.boost.maxBin", 256));   // TEMP experiment
+        m.put("max_bin", 256);
         m.put("subsample", 1.0);
         m.put("nthread", nthread);
         m.put("seed", seed);
