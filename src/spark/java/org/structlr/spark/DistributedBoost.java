@@ -39,10 +39,11 @@ import scala.runtime.AbstractFunction1;
  * one partition per training block, on which the barrier stage runs. It needs as many free task
  * slots as training blocks ({@code spark.structlr.partitions} at most the cores).
  *
- * <p>Retries: a tracker serves one set of workers once. Every run of the barrier job gets its own
- * tracker; a task of a later Spark attempt of the same stage (Spark reruns barrier stages whole)
- * fails at once instead of joining the spent tracker, and the driver reruns the job with a new
- * tracker, up to {@value #ATTEMPTS} times. The per-class Hessian sums (for min_child_weight) are
+ * <p>Retries: a tracker serves one set of workers once, and Spark does not retry a failed barrier
+ * result stage (it aborts the job: "Could not recover from a failed barrier ResultStage"). So the
+ * driver reruns the job with a new tracker, up to {@value #ATTEMPTS} times (the shuffled rows are
+ * reused); should Spark ever rerun the stage itself, the tasks of a later attempt fail at once
+ * rather than join the spent tracker. The per-class Hessian sums (for min_child_weight) are
  * all-reduced as three floats per double (exact for one worker, so one partition gives the
  * single-machine sums bit for bit; XGBoost's all-reduce has no double form in xgboost4j).
  */
@@ -78,9 +79,9 @@ final class DistributedBoost {
                 args.put("dmlc_timeout", timeout);
                 List<Boosted> out = new JavaRDD<>(rows.barrier().mapPartitions(new Worker(round, workers, args), false, tag), tag).collect();
                 return oracle.finish(round, previous, agreed(out, workers));
-            } catch (XGBoostError | RuntimeException e) {
+            } catch (Exception e) {   // XGBoostError, or Spark's (checked, thrown through Scala) SparkException
                 String what = "boost on Spark: the distributed round over " + workers + " training partitions failed (XGBoost's collective"
-                        + " in a barrier stage needs " + workers + " free task slots at once: spark.structlr.partitions at most the cores)";
+                        + " in a barrier stage, which needs " + workers + " free task slots at once: spark.structlr.partitions at most the cores)";
                 if (attempt >= ATTEMPTS) throw new IllegalStateException(what + ": " + e.getMessage(), e);
                 LOG.warn("{}, run {} of {}; rerunning with a new tracker: {}", what, attempt, ATTEMPTS, e.getMessage());
             } finally {
@@ -172,20 +173,28 @@ final class DistributedBoost {
      * parts are added in float, the same result on every worker.
      */
     static double[] sumOverWorkers(double[] mine) {
-        int c = mine.length;
+        return join(Communicator.allReduce(split(mine), Communicator.OpType.SUM), mine.length);
+    }
+
+    /** [hi..., mid..., lo...] of each double (see {@link #sumOverWorkers}). */
+    static float[] split(double[] v) {
+        int c = v.length;
         float[] parts = new float[3 * c];
         for (int k = 0; k < c; k++) {
-            double d = mine[k];
-            float hi = (float) d;
-            double r = d - hi;
+            float hi = (float) v[k];
+            double r = v[k] - hi;
             float mid = (float) r;
             parts[k] = hi;
             parts[c + k] = mid;
             parts[2 * c + k] = (float) (r - mid);
         }
-        float[] s = Communicator.allReduce(parts, Communicator.OpType.SUM);
+        return parts;
+    }
+
+    /** hi + mid + lo in double, per element: the inverse of {@link #split} (of sums of splits: the sums). */
+    static double[] join(float[] parts, int c) {
         double[] out = new double[c];
-        for (int k = 0; k < c; k++) out[k] = (double) s[k] + (double) s[c + k] + (double) s[2 * c + k];
+        for (int k = 0; k < c; k++) out[k] = (double) parts[k] + (double) parts[c + k] + (double) parts[2 * c + k];
         return out;
     }
 }
