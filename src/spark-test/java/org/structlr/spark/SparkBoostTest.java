@@ -129,6 +129,14 @@ class SparkBoostTest {
         assertSameBits(SparkLocalTest.data, undisturbed, disturbed);
     }
 
+    /** More training partitions than task slots (the barrier stage could never start): one clear error at the first fit. */
+    @Test
+    void morePartitionsThanSlotsIsOneClearError() {
+        var e = assertThrows(org.structlr.data.BadInputException.class, () -> spark(SparkLocalTest.data, 3, SparkLocalTest.iterations(1), false));
+        assertTrue(e.getMessage().startsWith("spark.structlr.partitions: boost on Spark runs all 3 training partitions at once"), e.getMessage());
+        assertTrue(e.getMessage().endsWith("set spark.structlr.partitions to at most 2"), e.getMessage());
+    }
+
     /** The driver's check of the workers' results: every worker saw the whole world and grew the same trees. */
     @Test
     void workersThatDidNotJoinOrDisagreeAreAnError() {

@@ -63,6 +63,13 @@ final class DistributedBoost {
     static ScoreFunction fit(BoostOracle oracle, JavaRDD<Block> blocks, int type, int classes, int featureDim, ScoreFunction previous) {
         JavaRDD<Block> train = blocks.filter(b -> !b.test);
         int workers = (int) train.count();   // training blocks are 0..workers-1 (Layout puts them first)
+        int slots = blocks.context().defaultParallelism();
+        if (workers > slots) {
+            // Spark's own check would wait (by default 40 x 15 s) for slots that never come
+            throw new org.structlr.data.BadInputException("spark.structlr.partitions: boost on Spark runs all " + workers
+                    + " training partitions at once (XGBoost's collective in a barrier stage), but the context has " + slots
+                    + " task slots; set spark.structlr.partitions to at most " + slots);
+        }
         int timeout = blocks.context().getConf().getInt(TIMEOUT, DEFAULT_TIMEOUT);
         String host = blocks.context().getConf().get("spark.driver.host", "127.0.0.1");
         BoostOracle.Round round = oracle.start(previous, featureDim, classes, 1);
