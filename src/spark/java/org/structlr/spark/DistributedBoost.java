@@ -76,6 +76,11 @@ final class DistributedBoost {
         RDD<DistributedFits.Rows> rows = train.mapToPair(b -> new Tuple2<>(b.index, DistributedFits.Rows.of(b, type, classes)))
                 .partitionBy(new HashPartitioner(workers))   // key k < workers goes to partition k
                 .values().rdd();
+        return oracle.finish(round, previous, agreed(run(rows, round, workers, host, timeout), workers));
+    }
+
+    /** The barrier job, each run with a new tracker on the driver; rerun up to {@value #ATTEMPTS} times in all. */
+    private static List<Boosted> run(RDD<DistributedFits.Rows> rows, BoostOracle.Round round, int workers, String host, int timeout) {
         ClassTag<Boosted> tag = ClassTag$.MODULE$.apply(Boosted.class);
         for (int attempt = 1; ; attempt++) {
             RabitTracker tracker = null;
@@ -84,13 +89,11 @@ final class DistributedBoost {
                 if (!tracker.start()) throw new IllegalStateException("XGBoost's tracker did not start on " + host);
                 Map<String, Object> args = new HashMap<>(tracker.getWorkerArgs());
                 args.put("dmlc_timeout", timeout);
-                List<Boosted> out = new JavaRDD<>(rows.barrier().mapPartitions(new Worker(round, workers, args), false, tag), tag).collect();
-                return oracle.finish(round, previous, agreed(out, workers));
+                return new JavaRDD<>(rows.barrier().mapPartitions(new Worker(round, workers, args), false, tag), tag).collect();
             } catch (Exception e) {   // XGBoostError, or Spark's (checked, thrown through Scala) SparkException
-                String what = "boost on Spark: the distributed round over " + workers + " training partitions failed (XGBoost's collective"
-                        + " in a barrier stage, which needs " + workers + " free task slots at once: spark.structlr.partitions at most the cores)";
-                if (attempt >= ATTEMPTS) throw new IllegalStateException(what + ": " + e.getMessage(), e);
-                LOG.warn("{}, run {} of {}; rerunning with a new tracker: {}", what, attempt, ATTEMPTS, e.getMessage());
+                String what = "boost on Spark: the distributed round over " + workers + " training partitions failed";
+                if (attempt >= ATTEMPTS) throw new IllegalStateException(what + " " + ATTEMPTS + " times: " + e.getMessage(), e);
+                LOG.warn("{} (run {} of {}); rerunning with a new tracker: {}", what, attempt, ATTEMPTS, e.getMessage());
             } finally {
                 if (tracker != null) {
                     try {
