@@ -65,10 +65,12 @@ final class DistributedBoost {
         int workers = (int) train.count();   // training blocks are 0..workers-1 (Layout puts them first)
         int slots = blocks.context().defaultParallelism();
         if (workers > slots) {
-            // Spark's own check would wait (by default 40 x 15 s) for slots that never come
-            throw new org.structlr.data.BadInputException("spark.structlr.partitions: boost on Spark runs all " + workers
-                    + " training partitions at once (XGBoost's collective in a barrier stage), but the context has " + slots
-                    + " task slots; set spark.structlr.partitions to at most " + slots);
+            String problem = "spark.structlr.partitions: boost on Spark runs all " + workers + " training partitions at once (XGBoost's"
+                    + " collective in a barrier stage), but the context has " + slots + " task slots; set spark.structlr.partitions to at most " + slots;
+            // local: certain, and Spark's own check would wait (by default 40 x 15 s) for slots that never come;
+            // a cluster may still be registering executors, so there Spark's check decides
+            if (blocks.context().isLocal()) throw new org.structlr.data.BadInputException(problem);
+            LOG.warn("{} (slots known so far; Spark waits for more executors before failing the job)", problem);
         }
         int timeout = blocks.context().getConf().getInt(TIMEOUT, DEFAULT_TIMEOUT);
         String host = blocks.context().getConf().get("spark.driver.host", "127.0.0.1");
