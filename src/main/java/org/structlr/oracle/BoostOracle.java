@@ -44,6 +44,10 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * gradients. Only the latest snapshot of a boosting run can be continued. Close the oracle to free
  * the cached native matrices; boosters are freed by xgboost4j when their last snapshot is collected.
  * Not thread-safe.
+ *
+ * <p>The same round also runs distributed ({@link #start}, {@link #boostPart} on every worker of
+ * XGBoost's collective, {@link #finish}; the Spark learner's route): same gradients and settings,
+ * the rows split over workers whose histograms XGBoost all-reduces.
  */
 public final class BoostOracle implements Oracle, AutoCloseable {
 
@@ -275,6 +279,9 @@ public final class BoostOracle implements Oracle, AutoCloseable {
     public Round start(ScoreFunction previous, int numFeatures, int numClasses, int nthread) {
         if (previous != null && previous.numClasses() != numClasses) {
             throw new IllegalArgumentException("boost oracle: previous function has " + previous.numClasses() + " classes, the rows have " + numClasses);
+        }
+        if (previous != null && previous.numFeatures() >= 0 && previous.numFeatures() != numFeatures) {
+            throw new IllegalArgumentException("boost oracle: previous function expects " + previous.numFeatures() + " features, the rows have " + numFeatures);
         }
         BoostScore.Ensemble ens = ensembleToContinue(previous, numFeatures, numClasses);
         synchronized (ens) {
