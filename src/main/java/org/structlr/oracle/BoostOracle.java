@@ -44,6 +44,10 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * gradients. Only the latest snapshot of a boosting run can be continued. Close the oracle to free
  * the cached native matrices; boosters are freed by xgboost4j when their last snapshot is collected.
  * Not thread-safe.
+ *
+ * <p>The same round also runs distributed ({@link #start}, {@link #boostPart} on every worker of
+ * XGBoost's collective, {@link #finish}; the Spark learner's route): same gradients and settings,
+ * the rows split over workers whose histograms XGBoost all-reduces.
  */
 public final class BoostOracle implements Oracle, AutoCloseable {
 
@@ -137,6 +141,11 @@ public final class BoostOracle implements Oracle, AutoCloseable {
     }
 
     private Map<String, Object> params(int numClasses) {
+        return params(numClasses, nthread, seed);
+    }
+
+    /** XGBoost's settings for one round (the class comment's list); min_child_weight is set per round. */
+    static Map<String, Object> params(int numClasses, int nthread, long seed) {
         Map<String, Object> m = new HashMap<>();
         m.put("objective", "multi:softprob");   // only fixes the output width; gradients are ours
         m.put("num_class", numClasses);
@@ -158,23 +167,78 @@ public final class BoostOracle implements Oracle, AutoCloseable {
         return m;
     }
 
+    /**
+     * The settings of one round, with min_child_weight = {@value #MIN_LEAF_FRACTION} * min over classes
+     * of the Hessian sums {@code hsum} (over every training row). Set before every round: a saved or
+     * shipped model keeps only the trees and the learner's shape, so a loaded booster would
+     * otherwise train with XGBoost's defaults.
+     */
+    static Map<String, Object> roundParams(int numClasses, int nthread, long seed, double[] hsum) {
+        double minH = Double.POSITIVE_INFINITY;
+        for (double h : hsum) minH = Math.min(minH, h);
+        Map<String, Object> params = params(numClasses, nthread, seed);
+        params.put("min_child_weight", MIN_LEAF_FRACTION * minH);
+        return params;
+    }
+
+    /** One round's custom gradient and Hessian (n x C, row-major) and the Hessian's per-class sums over the rows. */
+    record Gradients(float[] grad, float[] hess, double[] hessianSums) {}
+
+    /**
+     * grad_nc = p_nc - [y_n = c], hess_nc = max(factor * p_nc (1 - p_nc), 1e-16) with p_n = softmax(m_n + b_n),
+     * m the ensemble's margins ({@code null}: all zero, before the first round), b the bias (n x C, row-major).
+     */
+    static Gradients gradients(float[][] margin, double[] b, int[] y, int c, double factor) {
+        int n = y.length;
+        float[] grad = new float[n * c];
+        float[] hess = new float[n * c];
+        double[] hsum = new double[c];
+        double[] z = new double[c];
+        for (int i = 0; i < n; i++) {
+            int o = i * c;
+            double max = Double.NEGATIVE_INFINITY;
+            for (int k = 0; k < c; k++) {
+                z[k] = (margin == null ? 0 : margin[i][k]) + b[o + k];
+                max = Math.max(max, z[k]);
+            }
+            double sum = 0;
+            for (int k = 0; k < c; k++) {
+                z[k] = Math.exp(z[k] - max);
+                sum += z[k];
+            }
+            for (int k = 0; k < c; k++) {
+                double pr = z[k] / sum;
+                double h = Math.max(factor * pr * (1 - pr), 1e-16);
+                grad[o + k] = (float) (pr - (y[i] == k ? 1 : 0));
+                hess[o + k] = (float) h;
+                hsum[k] += h;
+            }
+        }
+        return new Gradients(grad, hess, hsum);
+    }
+
+    /** The ensemble a fit continues: a new one after nothing or a zero function, else the previous function's (its latest snapshot only). */
+    private static BoostScore.Ensemble ensembleToContinue(ScoreFunction previous, int numFeatures, int numClasses) {
+        if (previous == null || previous instanceof ZeroScore) return new BoostScore.Ensemble(numFeatures, numClasses);
+        if (previous instanceof BoostScore bs) {
+            BoostScore.Ensemble ens = bs.ensemble();
+            synchronized (ens) {
+                if (bs.rounds() != ens.rounds) {
+                    throw new IllegalStateException("boost oracle: only the latest function of a boosting run can be continued"
+                            + " (given " + bs.rounds() + " rounds, the run has " + ens.rounds + ")");
+                }
+            }
+            return ens;
+        }
+        throw new IllegalArgumentException("boost oracle: cannot continue from a " + previous.kind() + " function");
+    }
+
     @Override
     public ScoreFunction fit(BiasedLogisticProblem p, ScoreFunction previous) {
         ScoreFunctions.checkClasses(previous, p, "boost oracle");
         int n = p.numRows();
         int c = p.numClasses();
-        BoostScore.Ensemble ens;
-        if (previous == null || previous instanceof ZeroScore) {
-            ens = new BoostScore.Ensemble(p.numFeatures(), c);
-        } else if (previous instanceof BoostScore bs) {
-            ens = bs.ensemble();
-            if (bs.rounds() != ens.rounds) {
-                throw new IllegalStateException("boost oracle: only the latest function of a boosting run can be continued"
-                        + " (given " + bs.rounds() + " rounds, the run has " + ens.rounds + ")");
-            }
-        } else {
-            throw new IllegalArgumentException("boost oracle: cannot continue from a " + previous.kind() + " function");
-        }
+        BoostScore.Ensemble ens = ensembleToContinue(previous, p.numFeatures(), c);
         try {
             DMatrix dm = matrixFor(p);
             synchronized (ens) {
@@ -186,46 +250,112 @@ public final class BoostOracle implements Oracle, AutoCloseable {
                 if (margin != null && (margin.length != n || margin[0].length != c)) {
                     throw new IllegalStateException("boost oracle: XGBoost margin has the wrong shape");
                 }
-                double[] b = BiasedLogisticProblem.flatDouble(p.bias());
-                int[] y = p.labels();
-                float[] grad = new float[n * c];
-                float[] hess = new float[n * c];
-                double[] hsum = new double[c];
-                double[] z = new double[c];
-                double factor = hessian.factor;
-                for (int i = 0; i < n; i++) {
-                    int o = i * c;
-                    double max = Double.NEGATIVE_INFINITY;
-                    for (int k = 0; k < c; k++) {
-                        z[k] = (margin == null ? 0 : margin[i][k]) + b[o + k];
-                        max = Math.max(max, z[k]);
-                    }
-                    double sum = 0;
-                    for (int k = 0; k < c; k++) {
-                        z[k] = Math.exp(z[k] - max);
-                        sum += z[k];
-                    }
-                    for (int k = 0; k < c; k++) {
-                        double pr = z[k] / sum;
-                        double h = Math.max(factor * pr * (1 - pr), 1e-16);
-                        grad[o + k] = (float) (pr - (y[i] == k ? 1 : 0));
-                        hess[o + k] = (float) h;
-                        hsum[k] += h;
-                    }
-                }
-                double minH = Double.POSITIVE_INFINITY;
-                for (double h : hsum) minH = Math.min(minH, h);
-                // every setting, every round: a saved model keeps only the trees and the learner's
-                // shape, so a loaded booster would otherwise train with XGBoost's defaults
-                Map<String, Object> params = params(c);
-                params.put("min_child_weight", MIN_LEAF_FRACTION * minH);
-                booster.setParams(params);
-                booster.boost(dm, ens.rounds, grad, hess);
+                Gradients g = gradients(margin, BiasedLogisticProblem.flatDouble(p.bias()), p.labels(), c, hessian.factor);
+                booster.setParams(roundParams(c, nthread, seed, g.hessianSums()));
+                booster.boost(dm, ens.rounds, g.grad(), g.hess());
                 ens.rounds++;
                 return new BoostScore(ens, ens.rounds);
             }
         } catch (XGBoostError e) {
             throw new IllegalStateException("boost oracle: XGBoost failed: " + e.getMessage(), e);
+        }
+    }
+
+    // ---- the same round, distributed: every worker holds some of the rows (used by the Spark learner) ----
+
+    /**
+     * What the workers of a distributed round need: the ensemble so far (XGBoost's UBJSON bytes, null
+     * before the first round), its round count, the shape and the oracle's settings. {@code nthread}
+     * is per worker.
+     */
+    public record Round(byte[] booster, int rounds, int numFeatures, int numClasses, int nthread, long seed, double hessianFactor)
+            implements java.io.Serializable {}
+
+    /**
+     * The start of a distributed fit continuing {@code previous} (checked as {@link #fit} checks it):
+     * the ensemble's bytes, to be boosted by {@link #boostPart} on every worker and taken back by
+     * {@link #finish}. {@code nthread} is each worker's XGBoost thread count.
+     */
+    public Round start(ScoreFunction previous, int numFeatures, int numClasses, int nthread) {
+        if (previous != null && previous.numClasses() != numClasses) {
+            throw new IllegalArgumentException("boost oracle: previous function has " + previous.numClasses() + " classes, the rows have " + numClasses);
+        }
+        if (previous != null && previous.numFeatures() >= 0 && previous.numFeatures() != numFeatures) {
+            throw new IllegalArgumentException("boost oracle: previous function expects " + previous.numFeatures() + " features, the rows have " + numFeatures);
+        }
+        BoostScore.Ensemble ens = ensembleToContinue(previous, numFeatures, numClasses);
+        synchronized (ens) {
+            try {
+                byte[] bytes = ens.booster == null ? null : ens.booster.toByteArray("ubj");
+                return new Round(bytes, ens.rounds, numFeatures, numClasses, nthread, seed, hessian.factor);
+            } catch (XGBoostError e) {
+                throw new IllegalStateException("boost oracle: XGBoost could not serialise the ensemble: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * One worker's part of a distributed round, with XGBoost's collective (Communicator) already
+     * initialised on this thread for all the round's workers; every worker calls it exactly once.
+     * Its rows ({@code x} [n, D] row-major, labels, {@code bias} [n, C] row-major; n may be 0) get
+     * the gradients {@link #fit} computes; {@code sumOverWorkers} returns the element-wise sum of every
+     * worker's array (the per-class Hessian sums, for min_child_weight; the same doubles on every
+     * worker); XGBoost all-reduces the sketches and histograms, so every worker grows the same trees.
+     * Returns the booster after the round (UBJSON). Frees its native matrix and booster.
+     */
+    public static byte[] boostPart(Round r, float[] x, int[] y, float[] bias, java.util.function.UnaryOperator<double[]> sumOverWorkers)
+            throws XGBoostError {
+        int n = y.length, c = r.numClasses();
+        DMatrix dm = zeroMarginMatrix(x, n, r.numFeatures(), c);
+        Booster booster = null;
+        try {
+            float[] labels = new float[n];
+            for (int i = 0; i < n; i++) labels[i] = y[i];
+            dm.setLabel(labels);
+            booster = r.booster() == null ? XGBoost.train(dm, params(c, r.nthread(), r.seed()), 0, new HashMap<>(), null, null)
+                    : XGBoost.loadModel(r.booster());
+            float[][] margin = r.rounds() == 0 ? null : booster.predict(dm, true, 0);
+            if (margin != null && n > 0 && (margin.length != n || margin[0].length != c)) {
+                throw new XGBoostError("boost oracle: XGBoost margin has the wrong shape");
+            }
+            double[] b = new double[bias.length];
+            for (int k = 0; k < b.length; k++) b[k] = bias[k];
+            Gradients g = gradients(margin, b, y, c, r.hessianFactor());
+            booster.setParams(roundParams(c, r.nthread(), r.seed(), sumOverWorkers.apply(g.hessianSums())));
+            booster.boost(dm, r.rounds(), g.grad(), g.hess());
+            return booster.toByteArray("ubj");
+        } catch (java.io.IOException e) {
+            throw new XGBoostError("boost oracle: cannot read the shipped ensemble: " + e.getMessage(), e);
+        } finally {
+            if (booster != null) booster.dispose();
+            dm.dispose();
+        }
+    }
+
+    /**
+     * The function after a distributed round: {@code boosted} (the workers' booster, one round more
+     * than {@code r}) becomes the ensemble {@code previous} belongs to, exactly what {@link #fit}
+     * returns (the same class, snapshots and round count).
+     */
+    public ScoreFunction finish(Round r, ScoreFunction previous, byte[] boosted) {
+        BoostScore.Ensemble ens = ensembleToContinue(previous, r.numFeatures(), r.numClasses());
+        synchronized (ens) {
+            if (ens.rounds != r.rounds()) throw new IllegalStateException("boost oracle: the ensemble moved on during a distributed round");
+            try {
+                Booster next = XGBoost.loadModel(boosted);
+                if (next.getNumBoostedRound() != r.rounds() + 1) {
+                    next.dispose();
+                    throw new IllegalStateException("boost oracle: the workers returned " + next.getNumBoostedRound()
+                            + " rounds, expected " + (r.rounds() + 1));
+                }
+                Booster old = ens.booster;
+                ens.booster = next;
+                ens.rounds++;
+                if (old != null) old.dispose();   // earlier snapshots read the same first rounds from the new booster
+                return new BoostScore(ens, ens.rounds);
+            } catch (XGBoostError | java.io.IOException e) {
+                throw new IllegalStateException("boost oracle: XGBoost could not load the workers' ensemble: " + e.getMessage(), e);
+            }
         }
     }
 

@@ -235,6 +235,24 @@ class SparkClusterTest {
         }
     }
 
+    /**
+     * Boosted trees through XGBoost's collective across the two executor JVMs (tracker on the
+     * driver, one worker per training partition in a barrier stage): (boost, boost), 2 iterations,
+     * gives the local[2] run bit for bit (same partitions, the same all-reduced histograms), and
+     * its functions score identically.
+     */
+    @Test
+    @Order(8)
+    void boostOnTwoWorkersIsTheLocalRunBitForBit() {
+        LearnSettings two = new LearnSettings(2, SETTINGS.eps(), SETTINGS.sweepsPerFit(), SETTINGS.evalSweeps(), SETTINGS.seed());
+        var data = SparkLocalTest.data;
+        Training.Outcome onWorkers = SparkLocalTest.withPartitions(2, () -> new SparkTraining().train(cluster.url(), data, "boost", "boost", two, 1,
+                LearnListener.NONE, null, StateSink.NONE));
+        Training.Outcome local = SparkLocalTest.withPartitions(2, () -> new SparkTraining().train("local[2]", data, "boost", "boost", two, 1,
+                LearnListener.NONE, null, StateSink.NONE));
+        SparkBoostTest.assertSameBits(data, local, onWorkers);
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);

@@ -10,6 +10,7 @@ import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.AveragedNetworkOracle;
 import org.structlr.oracle.BiasedLogisticProblem;
+import org.structlr.oracle.BoostOracle;
 import org.structlr.oracle.ConstantOracle;
 import org.structlr.oracle.FcnDataParallel;
 import org.structlr.oracle.FcnOracle;
@@ -32,8 +33,10 @@ import org.structlr.oracle.ZeroScore;
  * per-block aggregates feeding the single-machine Newton ({@link #fitConstant}). MLP and CNN:
  * synchronous parameter averaging ({@link #fitAveraged}). The fully convolutional classes:
  * averaging once per epoch with the descent check on the summed loss ({@link FcnFits}). Boosted
- * trees: the rows are gathered on the driver and fitted by the single-machine
- * oracle (see docs/wave2/sparkfit.md for why boosting is not on xgboost4j-spark).
+ * trees: the single-machine round distributed over XGBoost's own collective, one worker per
+ * training block in a barrier stage ({@link DistributedBoost}; docs/wave2/sparkboost.md; not
+ * xgboost4j-spark, see docs/wave2/sparkfit.md); the rows are gathered on the driver only with
+ * {@code spark.structlr.boost.onDriver=true} (for comparison).
  */
 final class DistributedFits {
     private DistributedFits() {}
@@ -44,6 +47,9 @@ final class DistributedFits {
         if (oracle instanceof ConstantOracle constant) return fitConstant(constant, blocks, type, classes, previous);
         if (oracle instanceof AveragedNetworkOracle net) return fitAveraged(net, blocks, type, classes, featureDim, previous);
         if (oracle instanceof FcnOracle fcn) return FcnFits.fit(new FcnDataParallel(fcn), blocks, type, classes, previous);
+        if (oracle instanceof BoostOracle boost && !blocks.context().getConf().getBoolean(BOOST_ON_DRIVER, false)) {
+            return DistributedBoost.fit(boost, blocks, type, classes, featureDim, previous);
+        }
         return oracle.fit(gather(blocks, type, classes), previous);
     }
 
@@ -121,6 +127,12 @@ final class DistributedFits {
         for (int r = 0; r < rounds; r++) state = averageRound(oracle, sc, train, type, classes, n, state, new AveragedNetworkOracle.Round(r, rounds));
         return oracle.finish(state);
     }
+
+    /**
+     * Spark property: fit boosted trees on the driver from the gathered rows (the single-machine
+     * oracle; the behaviour before {@link DistributedBoost}), for comparison. Never a silent fallback.
+     */
+    static final String BOOST_ON_DRIVER = "spark.structlr.boost.onDriver";
 
     /** Spark property: mini-batch steps (of the single-machine fit) between two averages. */
     static final String AVERAGE_EVERY = "spark.structlr.averageEvery";

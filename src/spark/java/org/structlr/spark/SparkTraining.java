@@ -30,8 +30,10 @@ import org.structlr.oracle.Oracle;
  * spark-submit made), runs the {@link SparkLearner} and builds the model exactly as
  * {@link Training#train} does. Settings read from the Spark configuration:
  * {@code spark.structlr.partitions} (blocks per split; default: the context's default parallelism)
- * {@code spark.structlr.cutEvery} (iterations between lineage cuts; default 5) and
- * {@code spark.structlr.averageEvery} (MLP/CNN: mini-batch steps between parameter averages; default 100).
+ * {@code spark.structlr.cutEvery} (iterations between lineage cuts; default 5),
+ * {@code spark.structlr.averageEvery} (MLP/CNN: mini-batch steps between parameter averages; default 100),
+ * {@code spark.structlr.boost.timeout} (boost: seconds XGBoost's workers wait for each other; default 300) and
+ * {@code spark.structlr.boost.onDriver} (boost: fit on the driver from gathered rows instead; default false).
  */
 public final class SparkTraining implements ClusterTraining {
 
