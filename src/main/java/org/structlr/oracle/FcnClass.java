@@ -25,7 +25,7 @@ public final class FcnClass implements FunctionClass {
 
     /**
      * The defaults, or for tuning runs the JVM properties {@code structlr.fcn.epochs}, {@code .batch},
-     * {@code .width}, {@code .lr}, {@code .descentCheck=false} (there are no CLI options per function class; the oracle's
+     * {@code .width}, {@code .lr}, {@code .descentCheck=false}, {@code .weightDecay}, {@code .recovery} (there are no CLI options per function class; the oracle's
      * {@code describe()}, which reports and models record, names the values used).
      */
     static FcnOracle tuned(FcnOracle o) {
@@ -37,6 +37,9 @@ public final class FcnClass implements FunctionClass {
             if (w != null) o = o.withWidth(Integer.parseInt(w));
             if (lr != null) o = o.withLearningRate(Double.parseDouble(lr));
             if ("false".equals(System.getProperty("structlr.fcn.descentCheck"))) o = o.withDescentCheck(false);
+            String wd = System.getProperty("structlr.fcn.weightDecay"), rec = System.getProperty("structlr.fcn.recovery");
+            if (wd != null) o = o.withWeightDecay(Double.parseDouble(wd));
+            if (rec != null) o = o.withRecovery(Double.parseDouble(rec));
         } catch (NumberFormatException x) {
             throw new IllegalArgumentException("fcn: a structlr.fcn.* property is not a number: " + x.getMessage());
         }

@@ -115,6 +115,12 @@ public final class FcnDataParallel implements Serializable {
         return FcnOracle.learningRate(network(network));
     }
 
+    /** The network after a fit accepted at its first try (its step regrown as {@link FcnOracle#fit} does). */
+    public byte[] acceptedAtFirstTry(byte[] network) {
+        double rate = learningRate(network), next = oracle.recovered(rate);
+        return next == rate ? network : withLearningRate(network, next);
+    }
+
     public byte[] withLearningRate(byte[] network, double rate) {
         ComputationGraph net = network(network);
         net.setLearningRate(rate);

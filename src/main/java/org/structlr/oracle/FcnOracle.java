@@ -79,6 +79,10 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
     private final int batchImages;
     /** Keep a fit only if it lowers the problem's loss ({@link #fit}); off only to measure what it changes. */
     private final boolean descentCheck;
+    /** Decoupled weight decay per Adam step (times the step), 0 = none. */
+    private final double weightDecay;
+    /** After an accepted fit the step grows by this factor, up to the configured rate (1 = a halved step stays halved). */
+    private final double recovery;
     /** Halvings of the step tried per call before the previous function is kept. */
     static final int MAX_HALVINGS = 2;
 
@@ -96,11 +100,11 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
     }
 
     public FcnOracle(boolean pairwise, int width, int[] dilations, int epochsPerFit, double learningRate, long seed, int batchImages) {
-        this(pairwise, width, dilations, epochsPerFit, learningRate, seed, batchImages, true);
+        this(pairwise, width, dilations, epochsPerFit, learningRate, seed, batchImages, true, 0, 1);
     }
 
     private FcnOracle(boolean pairwise, int width, int[] dilations, int epochsPerFit, double learningRate, long seed, int batchImages,
-                      boolean descentCheck) {
+                      boolean descentCheck, double weightDecay, double recovery) {
         if (width < 1 || dilations.length < 1 || epochsPerFit < 1 || !(learningRate > 0) || batchImages < 1) {
             throw new IllegalArgumentException("fcn oracle: need width, epochsPerFit, batch >= 1, at least one layer, learning rate > 0");
         }
@@ -113,31 +117,44 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
         this.seed = seed;
         this.batchImages = batchImages;
         this.descentCheck = descentCheck;
+        if (!(weightDecay >= 0) || !(recovery >= 1)) throw new IllegalArgumentException("fcn oracle: need weight decay >= 0 and recovery >= 1");
+        this.weightDecay = weightDecay;
+        this.recovery = recovery;
     }
 
     public FcnOracle withSeed(long seed) {
-        return new FcnOracle(pairwise, width, dilations, epochsPerFit, learningRate, seed, batchImages, descentCheck);
+        return new FcnOracle(pairwise, width, dilations, epochsPerFit, learningRate, seed, batchImages, descentCheck, weightDecay, recovery);
     }
 
     public FcnOracle withEpochs(int epochs) {
-        return new FcnOracle(pairwise, width, dilations, epochs, learningRate, seed, batchImages, descentCheck);
+        return new FcnOracle(pairwise, width, dilations, epochs, learningRate, seed, batchImages, descentCheck, weightDecay, recovery);
     }
 
     public FcnOracle withBatch(int images) {
-        return new FcnOracle(pairwise, width, dilations, epochsPerFit, learningRate, seed, images, descentCheck);
+        return new FcnOracle(pairwise, width, dilations, epochsPerFit, learningRate, seed, images, descentCheck, weightDecay, recovery);
     }
 
     public FcnOracle withWidth(int channels) {
-        return new FcnOracle(pairwise, channels, dilations, epochsPerFit, learningRate, seed, batchImages, descentCheck);
+        return new FcnOracle(pairwise, channels, dilations, epochsPerFit, learningRate, seed, batchImages, descentCheck, weightDecay, recovery);
     }
 
     public FcnOracle withLearningRate(double rate) {
-        return new FcnOracle(pairwise, width, dilations, epochsPerFit, rate, seed, batchImages, descentCheck);
+        return new FcnOracle(pairwise, width, dilations, epochsPerFit, rate, seed, batchImages, descentCheck, weightDecay, recovery);
     }
 
     /** With {@code false}, every fit is kept even where it raises the problem's loss (the first wave's behaviour). */
     public FcnOracle withDescentCheck(boolean on) {
-        return new FcnOracle(pairwise, width, dilations, epochsPerFit, learningRate, seed, batchImages, on);
+        return new FcnOracle(pairwise, width, dilations, epochsPerFit, learningRate, seed, batchImages, on, weightDecay, recovery);
+    }
+
+    /** Decoupled weight decay {@code coefficient} (DL4J's {@code weightDecay}, scaled by the step) on every layer. */
+    public FcnOracle withWeightDecay(double coefficient) {
+        return new FcnOracle(pairwise, width, dilations, epochsPerFit, learningRate, seed, batchImages, descentCheck, coefficient, recovery);
+    }
+
+    /** After a fit the descent check accepted, the step grows by {@code factor} (up to the configured rate). */
+    public FcnOracle withRecovery(double factor) {
+        return new FcnOracle(pairwise, width, dilations, epochsPerFit, learningRate, seed, batchImages, descentCheck, weightDecay, factor);
     }
 
     /** Names of the graph's inputs and vertices (the export and the scores read them). */
@@ -157,7 +174,9 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
      */
     ComputationGraph newNetwork(int numFeatures, int numClasses, DataType dataType, IUpdater updater) {
         int groups = pairwise ? 2 : 1;
-        ComputationGraphConfiguration.GraphBuilder b = new NeuralNetConfiguration.Builder()
+        NeuralNetConfiguration.Builder base = new NeuralNetConfiguration.Builder();
+        if (weightDecay > 0) base.weightDecay(weightDecay, true);
+        ComputationGraphConfiguration.GraphBuilder b = base
                 .seed(seed)
                 .dataType(dataType)
                 .updater(updater)
@@ -247,13 +266,20 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
             ComputationGraph net = copy(start);
             if (attempt > 0) net.setLearningRate(rate);
             train(net, p, im, groups, shuffle);
-            ScoreFunction candidate = score(net, fits);
-            if (p.loss(candidate) <= lossBefore) return candidate;
+            if (p.loss(score(net, fits)) <= lossBefore) {
+                if (attempt == 0 && recovered(rate) != rate) net.setLearningRate(recovered(rate));
+                return score(net, fits);
+            }
             rate /= 2;
         }
         // every try raised the loss: keep the previous network, with the smaller step for next time
         start.setLearningRate(rate);
         return score(start, fits);
+    }
+
+    /** The step after a fit accepted at its first try: regrown by {@code recovery}, at most the configured rate. */
+    double recovered(double rate) {
+        return recovery > 1 && rate < learningRate ? Math.min(learningRate, rate * recovery) : rate;
     }
 
     ScoreFunction score(ComputationGraph net, int fits) {
@@ -400,6 +426,8 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
     public String describe() {
         return "fcn " + (pairwise ? "pairwise" : "unary") + " (conv 3x3x" + width + " relu, dilations " + Arrays.toString(dilations)
                 + ", conv 1x1; Adam " + learningRate + ", " + (batchImages == 1 ? "one image" : "up to " + batchImages + " same-size images")
-                + " per step, " + epochsPerFit + " epochs per fit" + (descentCheck ? ", a fit kept only if it lowers the loss" : "") + ")";
+                + " per step, " + epochsPerFit + " epochs per fit" + (descentCheck ? ", a fit kept only if it lowers the loss" : "")
+                + (recovery > 1 ? ", step regrown x" + recovery + " after an accepted fit" : "")
+                + (weightDecay > 0 ? ", weight decay " + weightDecay : "") + ")";
     }
 }

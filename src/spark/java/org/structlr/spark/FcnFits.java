@@ -37,7 +37,9 @@ final class FcnFits {
         for (int attempt = 0; attempt <= fcn.maxHalvings(); attempt++) {
             byte[] from = attempt == 0 ? start.network() : fcn.withLearningRate(start.network(), rate);
             byte[] fitted = train(fcn, sc, train, type, classes, n, from, start.fits());
-            if (loss(fcn, sc, train, type, classes, fitted) <= before) return fcn.finish(fitted, start.fits());
+            if (loss(fcn, sc, train, type, classes, fitted) <= before) {
+                return fcn.finish(attempt == 0 ? fcn.acceptedAtFirstTry(fitted) : fitted, start.fits());
+            }
             rate /= 2;
         }
         return fcn.finish(fcn.withLearningRate(start.network(), rate), start.fits());

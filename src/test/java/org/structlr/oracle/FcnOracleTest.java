@@ -3,6 +3,7 @@ package org.structlr.oracle;
 import org.structlr.model.Potentials;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -354,6 +355,30 @@ class FcnOracleTest {
         assertTrue(p.loss(a) < before, "a sane step lowers the loss");
         assertArrayEquals(((ImageScoreFunction) b).imageScores(px, RAGGED).toFloatMatrix(),
                 ((ImageScoreFunction) a).imageScores(px, RAGGED).toFloatMatrix(), "an accepted fit is the unchecked fit");
+    }
+
+    /**
+     * Tuning switches: {@code recovery} regrows a halved step after a fit accepted at its first try
+     * (never above the configured rate), and weight decay changes the fit (it is in the network).
+     */
+    @Test
+    void recoveryRegrowsTheStepAndWeightDecayChangesTheFit() {
+        INDArray px = pixels(RAGGED, 3, 95, DataType.FLOAT);
+        BiasedLogisticProblem p = problem(px, ImageRows.pixels(px, RAGGED), 2, 97);
+        FcnOracle oracle = new FcnOracle(false, 8, new int[]{1, 2}, 2, 1e-2, 7);
+        ScoreFunction start = oracle.fit(p, null);
+        ((FullyConvolutionalScore) start).net.setLearningRate(1e-2 / 8);
+        ScoreFunction kept = oracle.fit(p, start), regrown = oracle.withRecovery(2).fit(p, start);
+        assertTrue(p.loss(kept) <= p.loss(start) && p.loss(regrown) <= p.loss(start), "both fits accepted");
+        assertEquals(1e-2 / 8, FcnOracle.learningRate(((FullyConvolutionalScore) kept).net), 1e-12, "no recovery: the step stays");
+        assertEquals(1e-2 / 4, FcnOracle.learningRate(((FullyConvolutionalScore) regrown).net), 1e-12, "recovery 2: doubled");
+        ((FullyConvolutionalScore) start).net.setLearningRate(0.8e-2);
+        assertEquals(1e-2, FcnOracle.learningRate(((FullyConvolutionalScore) oracle.withRecovery(2).fit(p, start)).net), 1e-12,
+                "never above the configured rate");
+
+        ScoreFunction plain = oracle.fit(p, null), decayed = oracle.withWeightDecay(0.1).fit(p, null);
+        assertFalse(java.util.Arrays.equals(((ImageScoreFunction) plain).imageScores(px, RAGGED).reshape(-1).toFloatVector(),
+                ((ImageScoreFunction) decayed).imageScores(px, RAGGED).reshape(-1).toFloatVector()), "weight decay changes the fit");
     }
 
     @Test
