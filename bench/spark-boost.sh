@@ -13,14 +13,7 @@ OUT=runs/spark-boost
 DATA=runs/spark-scale/gen/data
 [ -d "$DATA/train" ] || { echo "error: $DATA: missing; run bench/spark-scale.sh 1 100 first" >&2; exit 2; }
 mkdir -p "$OUT"
-export OMP_NUM_THREADS=1
-FLAGS="--add-modules=jdk.incubator.vector"
-for p in java.lang java.lang.invoke java.lang.reflect java.io java.net java.nio java.util java.util.concurrent \
-         java.util.concurrent.atomic sun.nio.ch sun.nio.cs sun.security.action sun.util.calendar; do
-  FLAGS="$FLAGS --add-opens=java.base/$p=ALL-UNNAMED"
-done
-mvn -B -q -o -Pspark dependency:build-classpath -Dmdep.outputFile=target/spark/classpath.txt >/dev/null
-CP="$PWD/target/structlr-spark.jar:$(cat target/spark/classpath.txt)"
+. bench/spark-env.sh
 TRAIN=(train --data "$DATA" --unary boost --pairwise boost --iterations "$IT" --threads 1 --quiet)
 java $FLAGS -Xmx4g -cp "$CP" org.structlr.cli.Main "${TRAIN[@]}" --report "$OUT/one.json" --csv "$OUT/one.csv"
 java $FLAGS -Xmx4g -cp "$CP" org.structlr.cli.Main "${TRAIN[@]}" --spark 'local[2]' --report "$OUT/local2.json" --csv "$OUT/local2.csv"

@@ -19,16 +19,7 @@ PAIRWISE=${PAIRWISE:-linear}
 TAG=""
 [ "$UNARY-$PAIRWISE" = "linear-linear" ] || TAG="$UNARY-$PAIRWISE-"
 mkdir -p "$OUT"
-export OMP_NUM_THREADS=1
-FLAGS="--add-modules=jdk.incubator.vector"
-for p in java.lang java.lang.invoke java.lang.reflect java.io java.net java.nio java.util java.util.concurrent \
-         java.util.concurrent.atomic sun.nio.ch sun.nio.cs sun.security.action sun.util.calendar; do
-  FLAGS="$FLAGS --add-opens=java.base/$p=ALL-UNNAMED"
-done
-# Spark is `provided` in structlr-spark.jar (spark-submit brings it); without a Spark distribution
-# the Maven classpath of the -Pspark build stands in for it.
-mvn -B -q -o -Pspark dependency:build-classpath -Dmdep.outputFile=target/spark/classpath.txt >/dev/null
-CP="$PWD/target/structlr-spark.jar:$(cat target/spark/classpath.txt)"
+. bench/spark-env.sh
 run() { java $FLAGS -Xmx4g -cp "$CP" "$@"; }
 
 if [ ! -d "$OUT/gen/data/train" ]; then
