@@ -83,6 +83,13 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
     private final double weightDecay;
     /** After an accepted fit the step grows by this factor, up to the configured rate (1 = a halved step stays halved). */
     private final double recovery;
+    /**
+     * After a fit accepted at its first try a halved step doubles again (up to the configured rate).
+     * Measured on the horses (fcn, mlp), 36 x 48, 30 iterations (busy machine): test error 0.0607 and
+     * R 0.148 with 2, against 0.0627 and R 0.160 with 1 (a halved step stays halved), and 0.0620
+     * with R 0.455 (rising from iteration 13) without the descent check.
+     */
+    public static final double DEFAULT_RECOVERY = 2;
     /** Halvings of the step tried per call before the previous function is kept. */
     static final int MAX_HALVINGS = 2;
 
@@ -100,7 +107,7 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
     }
 
     public FcnOracle(boolean pairwise, int width, int[] dilations, int epochsPerFit, double learningRate, long seed, int batchImages) {
-        this(pairwise, width, dilations, epochsPerFit, learningRate, seed, batchImages, true, 0, 1);
+        this(pairwise, width, dilations, epochsPerFit, learningRate, seed, batchImages, true, 0, DEFAULT_RECOVERY);
     }
 
     private FcnOracle(boolean pairwise, int width, int[] dilations, int epochsPerFit, double learningRate, long seed, int batchImages,
@@ -255,8 +262,9 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
      * (DESIGN §1), so a fit that lowers the loss lowers R. Here: train; keep the network only if
      * {@code loss(new) <= loss(previous)} on this problem; otherwise retry from the previous network with
      * half the learning rate, at most {@link #MAX_HALVINGS} times, and then keep the previous network.
-     * The halved rate stays in the network's configuration, so later fits continue with it (the step
-     * decays only where it had to). Cost: one scoring pass per try (a forward pass, about a twelfth of a
+     * The halved rate stays in the network's configuration, so later fits continue with it, and a fit
+     * accepted at its first try doubles it again ({@link #DEFAULT_RECOVERY}, up to the configured
+     * rate): the step shrinks only where it had to and for as long as it has to. Cost: one scoring pass per try (a forward pass, about a twelfth of a
      * 4-epoch fit), and a full fit per retry.
      */
     private ScoreFunction descend(ComputationGraph start, BiasedLogisticProblem p, ImageRows im, int groups, long shuffle,

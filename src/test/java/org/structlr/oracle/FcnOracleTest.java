@@ -358,8 +358,8 @@ class FcnOracleTest {
     }
 
     /**
-     * Tuning switches: {@code recovery} regrows a halved step after a fit accepted at its first try
-     * (never above the configured rate), and weight decay changes the fit (it is in the network).
+     * Tuning switches: {@code recovery} (2 by default) regrows a halved step after a fit accepted at
+     * its first try (never above the configured rate; 1 keeps it), and weight decay changes the fit.
      */
     @Test
     void recoveryRegrowsTheStepAndWeightDecayChangesTheFit() {
@@ -368,10 +368,10 @@ class FcnOracleTest {
         FcnOracle oracle = new FcnOracle(false, 8, new int[]{1, 2}, 2, 1e-2, 7);
         ScoreFunction start = oracle.fit(p, null);
         ((FullyConvolutionalScore) start).net.setLearningRate(1e-2 / 8);
-        ScoreFunction kept = oracle.fit(p, start), regrown = oracle.withRecovery(2).fit(p, start);
+        ScoreFunction kept = oracle.withRecovery(1).fit(p, start), regrown = oracle.fit(p, start);
         assertTrue(p.loss(kept) <= p.loss(start) && p.loss(regrown) <= p.loss(start), "both fits accepted");
         assertEquals(1e-2 / 8, FcnOracle.learningRate(((FullyConvolutionalScore) kept).net), 1e-12, "no recovery: the step stays");
-        assertEquals(1e-2 / 4, FcnOracle.learningRate(((FullyConvolutionalScore) regrown).net), 1e-12, "recovery 2: doubled");
+        assertEquals(1e-2 / 4, FcnOracle.learningRate(((FullyConvolutionalScore) regrown).net), 1e-12, "recovery 2 (the default): doubled");
         ((FullyConvolutionalScore) start).net.setLearningRate(0.8e-2);
         assertEquals(1e-2, FcnOracle.learningRate(((FullyConvolutionalScore) oracle.withRecovery(2).fit(p, start)).net), 1e-12,
                 "never above the configured rate");
