@@ -1,14 +1,9 @@
 package org.structlr.oracle;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.Serializable;
-import java.io.UncheckedIOException;
 import java.util.List;
 
 import org.deeplearning4j.nn.graph.ComputationGraph;
-import org.deeplearning4j.util.ModelSerializer;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 
@@ -132,23 +127,11 @@ public final class FcnDataParallel implements Serializable {
         return oracle.score(network(network), fits + 1);
     }
 
-    static byte[] bytes(ComputationGraph net) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try {
-            synchronized (net) {
-                ModelSerializer.writeModel(net, out, true);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("fcn: cannot serialise the network", e);
-        }
-        return out.toByteArray();
+    private static byte[] bytes(ComputationGraph net) {
+        return FullyConvolutionalScore.bytes(net);
     }
 
-    static ComputationGraph network(byte[] bytes) {
-        try {
-            return ModelSerializer.restoreComputationGraph(new ByteArrayInputStream(bytes), true);
-        } catch (IOException e) {
-            throw new UncheckedIOException("fcn: cannot restore the network", e);
-        }
+    private static ComputationGraph network(byte[] bytes) {
+        return FullyConvolutionalScore.fromBytes(bytes);
     }
 }

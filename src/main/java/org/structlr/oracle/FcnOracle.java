@@ -124,7 +124,10 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
         this.seed = seed;
         this.batchImages = batchImages;
         this.descentCheck = descentCheck;
-        if (!(weightDecay >= 0) || !(recovery >= 1)) throw new IllegalArgumentException("fcn oracle: need weight decay >= 0 and recovery >= 1");
+        if (!(weightDecay >= 0) || !(recovery >= 1)) {
+            throw new IllegalArgumentException("fcn oracle: weight decay (structlr.fcn.weightDecay) must be >= 0 and step regrowth"
+                    + " (structlr.fcn.recovery) >= 1; got " + weightDecay + " and " + recovery);
+        }
         this.weightDecay = weightDecay;
         this.recovery = recovery;
     }
@@ -234,7 +237,7 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
         }
         // the loss where the fit starts: the previous function's, or a fresh network's (not g = 0's: a
         // fresh network's random head may score worse than g = 0, and then no short step could pass)
-        return descend(net, p, im, groups, shuffle, p.loss(score(copy(net), fits)), fits + 1);
+        return descend(net, p, im, groups, shuffle, p.loss(score(net, fits)), fits + 1);
     }
 
     /** The network a fit starts from (a copy of the previous function's, or a fresh one) and the fits it has had. */
@@ -295,8 +298,8 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
     }
 
     /** A copy with the updater state (Adam's moments and step count). */
-    ComputationGraph copy(ComputationGraph net) {
-        return ((FullyConvolutionalScore) score(net, 0)).networkCopy();
+    private static ComputationGraph copy(ComputationGraph net) {
+        return FullyConvolutionalScore.copy(net);
     }
 
     /** The learning rate the network's Adam uses now (the first layer's: all layers share it). */

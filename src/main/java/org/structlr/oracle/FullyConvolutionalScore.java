@@ -77,17 +77,37 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
 
     /** A private copy of the network (with structlr's loss on its last layer); used by the oracle and by export. */
     public ComputationGraph networkCopy() {
-        // Through ModelSerializer rather than clone(): measured here, ComputationGraph.clone() drops the
-        // iteration count that Adam's bias correction reads, so a continued fit would differ from one
-        // continued from the saved function. The network is small (kilobytes).
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        return copy(net);
+    }
+
+    /**
+     * A copy of a network with its updater state. Through ModelSerializer rather than clone():
+     * measured here, ComputationGraph.clone() drops the iteration count that Adam's bias correction
+     * reads, so a continued fit would differ from one continued from the saved function. The network
+     * is small (kilobytes).
+     */
+    static ComputationGraph copy(ComputationGraph net) {
+        return fromBytes(bytes(net));
+    }
+
+    /** The network and its updater state as DL4J's own zip bytes (what the Spark learner ships). */
+    static byte[] bytes(ComputationGraph net) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         try {
-            synchronized (net) {
-                ModelSerializer.writeModel(net, bytes, true);
+            synchronized (net) {                   // DL4J networks are not safe for concurrent use
+                ModelSerializer.writeModel(net, out, true);
             }
-            return ModelSerializer.restoreComputationGraph(new java.io.ByteArrayInputStream(bytes.toByteArray()), true);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("fcn: cannot copy the network", e);
+            throw new java.io.UncheckedIOException("fcn: cannot serialise the network", e);
+        }
+        return out.toByteArray();
+    }
+
+    static ComputationGraph fromBytes(byte[] bytes) {
+        try {
+            return ModelSerializer.restoreComputationGraph(new java.io.ByteArrayInputStream(bytes), true);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("fcn: cannot restore the network", e);
         }
     }
 
