@@ -9,4 +9,5 @@ for p in java.lang java.lang.invoke java.lang.reflect java.io java.net java.nio 
   FLAGS="$FLAGS --add-opens=java.base/$p=ALL-UNNAMED"
 done
 mvn -B -q -o -Pspark dependency:build-classpath -Dmdep.outputFile=target/spark/classpath.txt >/dev/null
-CP="$PWD/target/structlr-spark.jar:$(cat target/spark/classpath.txt)"
+# STRUCTLR_JAR: another copy of the jar (so that a rebuild cannot replace it under a running bench)
+CP="${STRUCTLR_JAR:-$PWD/target/structlr-spark.jar}:$(cat target/spark/classpath.txt)"

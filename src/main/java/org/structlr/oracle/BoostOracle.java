@@ -33,7 +33,9 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  *       Hessian weight of a leaf, not its row count; where p is the same everywhere the two agree);</li>
  *   <li>max_delta_step {@value #MAX_DELTA_STEP}: a trust region on each leaf's Newton step (see the constant);</li>
  *   <li>max_depth 5 (the 5% rule already allows at most 20 leaves), {@code tree_method} hist with
- *       256 bins, gamma 0, no subsampling; seed fixed; {@code nthread} a constructor parameter.</li>
+ *       256 bins, gamma 0, no subsampling; seed fixed; {@code nthread} a constructor parameter;</li>
+ *   <li>the bins are ours ({@link FeatureCuts}): the rows are binned before XGBoost sees them, so
+ *       that a distributed round splits on the same values as one machine.</li>
  *   <li>base_score 0 and a zero base margin on every matrix, so margins are exactly sums of leaves.</li>
  * </ul>
  *
@@ -268,15 +270,19 @@ public final class BoostOracle implements Oracle, AutoCloseable {
      * before the first round), its round count, the shape and the oracle's settings. {@code nthread}
      * is per worker.
      */
-    public record Round(byte[] booster, int rounds, int numFeatures, int numClasses, int nthread, long seed, double hessianFactor)
-            implements java.io.Serializable {}
+    public record Round(byte[] booster, int rounds, int numFeatures, int numClasses, int nthread, long seed, double hessianFactor,
+            FeatureCuts cuts) implements java.io.Serializable {}
 
     /**
      * The start of a distributed fit continuing {@code previous} (checked as {@link #fit} checks it):
      * the ensemble's bytes, to be boosted by {@link #boostPart} on every worker and taken back by
-     * {@link #finish}. {@code nthread} is each worker's XGBoost thread count.
+     * {@link #finish}. {@code nthread} is each worker's XGBoost thread count; {@code cuts} are the bins
+     * of all the workers' rows ({@link FeatureCuts#fromSample} of their pooled samples).
      */
-    public Round start(ScoreFunction previous, int numFeatures, int numClasses, int nthread) {
+    public Round start(ScoreFunction previous, int numFeatures, int numClasses, int nthread, FeatureCuts cuts) {
+        if (cuts.numFeatures() != numFeatures) {
+            throw new IllegalArgumentException("boost oracle: cuts for " + cuts.numFeatures() + " features, the rows have " + numFeatures);
+        }
         if (previous != null && previous.numClasses() != numClasses) {
             throw new IllegalArgumentException("boost oracle: previous function has " + previous.numClasses() + " classes, the rows have " + numClasses);
         }
@@ -287,7 +293,7 @@ public final class BoostOracle implements Oracle, AutoCloseable {
         synchronized (ens) {
             try {
                 byte[] bytes = ens.booster == null ? null : ens.booster.toByteArray("ubj");
-                return new Round(bytes, ens.rounds, numFeatures, numClasses, nthread, seed, hessian.factor);
+                return new Round(bytes, ens.rounds, numFeatures, numClasses, nthread, seed, hessian.factor, cuts);
             } catch (XGBoostError e) {
                 throw new IllegalStateException("boost oracle: XGBoost could not serialise the ensemble: " + e.getMessage(), e);
             }
@@ -306,7 +312,7 @@ public final class BoostOracle implements Oracle, AutoCloseable {
     public static byte[] boostPart(Round r, float[] x, int[] y, float[] bias, java.util.function.UnaryOperator<double[]> sumOverWorkers)
             throws XGBoostError {
         int n = y.length, c = r.numClasses();
-        DMatrix dm = zeroMarginMatrix(x, n, r.numFeatures(), c);
+        DMatrix dm = zeroMarginMatrix(r.cuts().bin(x, n, r.numFeatures()), n, r.numFeatures(), c);
         Booster booster = null;
         try {
             float[] labels = new float[n];
@@ -359,7 +365,7 @@ public final class BoostOracle implements Oracle, AutoCloseable {
         }
     }
 
-    /** The cached DMatrix for the problem's features (zero base margin, labels set), building it if new. */
+    /** The cached DMatrix for the problem's features, binned by their {@link FeatureCuts} (zero base margin, labels set), building it if new. */
     private DMatrix matrixFor(BiasedLogisticProblem p) throws XGBoostError {
         INDArray x = p.features();
         for (CachedMatrix cm : cache.values()) {
@@ -372,7 +378,8 @@ public final class BoostOracle implements Oracle, AutoCloseable {
             hit.lastArray = new WeakReference<>(x);
             return hit.dmatrix;
         }
-        DMatrix dm = zeroMarginMatrix(flat, p.numRows(), p.numFeatures(), p.numClasses());
+        float[] binned = FeatureCuts.of(flat, p.numRows(), p.numFeatures()).bin(flat, p.numRows(), p.numFeatures());
+        DMatrix dm = zeroMarginMatrix(binned, p.numRows(), p.numFeatures(), p.numClasses());
         float[] labels = new float[p.numRows()];
         for (int i = 0; i < labels.length; i++) labels[i] = p.labels()[i];
         try {

@@ -82,18 +82,18 @@ class SparkBoostTest {
     }
 
     /**
-     * Two partitions, two XGBoost workers, 10 iterations: test error within 0.005 of one machine (the
-     * issue's requirement; measured here 0.0853 against 0.0845). Not the same bits: the workers
-     * merge their quantile sketches, so the 256 histogram bins' edges differ a little from one
-     * machine's sketch of all rows, and trees can split elsewhere; the objective stays within 4.2e-4
-     * (relative) of one machine's over the 10 iterations (asserted: 1e-3). Each fit also passed
-     * {@link DistributedBoost#agreed}: both workers saw a world of 2 and returned the same booster,
-     * which two workers holding different rows only do when the collective joined them. (On the
-     * 4-image set of the other tests the test error after 10 iterations moves by 0.01-0.03 on one
-     * machine alone when max_bin goes from 256 to 255 or 250: too steep a curve to compare at 0.005.)
+     * Two partitions, two XGBoost workers, 10 iterations: the issue asks for the test error within
+     * 0.005 of one machine; with the shared bins ({@link org.structlr.oracle.FeatureCuts}) it is the
+     * same test error at every iteration (measured: the same at all 10), and the objective within
+     * 1.3e-5 (relative; asserted: 1e-4): not the same bits, as the workers' gradient histograms are
+     * added in another order than one machine's. Each fit also passed {@link DistributedBoost#agreed}:
+     * both workers saw a world of 2 and returned the same booster, which two workers holding different
+     * rows only do when the collective joined them. (Before the shared bins the workers merged their
+     * own quantile sketches: 0.0853 against 0.0845 here, and 0.111 against 0.058 on the paper's
+     * denoising set.)
      */
     @Test
-    void twoWorkersTenIterationsWithinHalfAPercentOfOneMachine() {
+    void twoWorkersTenIterationsGiveOneMachinesTestErrors() {
         LearnSettings ten = SparkLocalTest.iterations(10);
         Training.Outcome one = Training.train(larger, "boost", "boost", ten, 1, LearnListener.NONE);
         Training.Outcome two = spark(larger, 2, ten, false);
@@ -101,10 +101,10 @@ class SparkBoostTest {
             IterationRecord e = one.curve().get(k), a = two.curve().get(k);
             System.out.printf("iteration %d: objective %.8f / %.8f, test error %.5f / %.5f%n", e.iteration(), e.objective(), a.objective(),
                     e.testError(), a.testError());
-            assertEquals(e.objective(), a.objective(), 1e-3 * e.objective(), "objective, iteration " + e.iteration());
+            assertEquals(e.objective(), a.objective(), 1e-4 * e.objective(), "objective, iteration " + e.iteration());
+            assertEquals(e.testError(), a.testError(), 0.0, "test error, iteration " + e.iteration());
         }
-        double e1 = SparkLocalTest.last(one).testError(), e2 = SparkLocalTest.last(two).testError();
-        assertEquals(e1, e2, 0.005, "test error after 10 iterations");
+        double e2 = SparkLocalTest.last(two).testError();
         assertTrue(e2 < two.curve().get(0).testError() - 0.2, "the distributed run learns");
         assertEquals(10, ((BoostScore) two.model().pair().get(0)).rounds());
     }

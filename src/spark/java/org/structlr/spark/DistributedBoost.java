@@ -13,9 +13,11 @@ import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.HashPartitioner;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.rdd.RDD;
+import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.structlr.oracle.BoostOracle;
+import org.structlr.oracle.FeatureCuts;
 import org.structlr.oracle.ScoreFunction;
 import scala.Tuple2;
 import scala.reflect.ClassTag;
@@ -27,9 +29,10 @@ import scala.runtime.AbstractFunction1;
  * per training block, all in one Spark barrier stage, joined by XGBoost's own collective (the
  * tracker and {@link Communicator} of xgboost4j, what xgboost4j-spark uses inside). The driver
  * starts a tracker for the P workers and ships the ensemble so far; each worker computes its own
- * rows' gradients ({@link BoostOracle#boostPart}, the oracle's code), builds its DMatrix, loads the
- * ensemble and boosts the one round; XGBoost all-reduces the quantile sketches and the gradient
- * histograms, so every worker grows the same trees. The driver checks that every worker saw P
+ * rows' gradients ({@link BoostOracle#boostPart}, the oracle's code), builds its DMatrix from its
+ * rows binned by the bins of all rows ({@link #cuts}: one machine's bins), loads the ensemble and
+ * boosts the one round; XGBoost all-reduces the gradient histograms, so every worker grows the
+ * same trees, and the trees one machine grows up to the order of the histogram sums. The driver checks that every worker saw P
  * workers and returned the same booster, and hands it to {@link BoostOracle#finish}, which makes it
  * the function the single-machine oracle would return (same class, snapshots, saving).
  *
@@ -74,11 +77,41 @@ final class DistributedBoost {
         }
         int timeout = blocks.context().getConf().getInt(TIMEOUT, DEFAULT_TIMEOUT);
         String host = blocks.context().getConf().get("spark.driver.host", "127.0.0.1");
-        BoostOracle.Round round = oracle.start(previous, featureDim, classes, 1);
-        RDD<DistributedFits.Rows> rows = train.mapToPair(b -> new Tuple2<>(b.index, DistributedFits.Rows.of(b, type, classes)))
+        JavaRDD<DistributedFits.Rows> rows = train.mapToPair(b -> new Tuple2<>(b.index, DistributedFits.Rows.of(b, type, classes)))
                 .partitionBy(new HashPartitioner(workers))   // key k < workers goes to partition k
-                .values().rdd();
-        return oracle.finish(round, previous, agreed(run(rows, round, workers, host, timeout), workers));
+                .values().persist(StorageLevel.MEMORY_AND_DISK());   // read by the cuts' two jobs and the barrier stage
+        try {
+            BoostOracle.Round round = oracle.start(previous, featureDim, classes, 1, cuts(rows, featureDim));
+            return oracle.finish(round, previous, agreed(run(rows.rdd(), round, workers, host, timeout), workers));
+        } finally {
+            rows.unpersist(false);
+        }
+    }
+
+    /**
+     * The bins of all the workers' rows, the ones one machine computes from the same rows
+     * ({@link FeatureCuts#of}): the driver pools each worker's content-chosen sample (at most about
+     * {@link FeatureCuts#SAMPLE_ROWS} rows in all) and takes the per-feature minima over all rows.
+     */
+    static FeatureCuts cuts(JavaRDD<DistributedFits.Rows> rows, int d) {
+        long n = rows.map(r -> (long) r.labels().length).fold(0L, Long::sum);
+        double rate = FeatureCuts.rate(n);
+        List<float[][]> parts = rows.map(r -> {
+            int m = r.labels().length;
+            return new float[][] {FeatureCuts.sample(r.features(), m, d, rate), FeatureCuts.minima(r.features(), m, d)};
+        }).collect();
+        int total = 0;
+        for (float[][] p : parts) total += p[0].length;
+        float[] sample = new float[total];
+        float[] min = new float[d];
+        Arrays.fill(min, Float.POSITIVE_INFINITY);
+        int at = 0;
+        for (float[][] p : parts) {
+            System.arraycopy(p[0], 0, sample, at, p[0].length);
+            at += p[0].length;
+            for (int k = 0; k < d; k++) min[k] = Math.min(min[k], p[1][k]);
+        }
+        return FeatureCuts.fromSample(sample, d, min);
     }
 
     /** The barrier job, each run with a new tracker on the driver; rerun up to {@value #ATTEMPTS} times in all. */

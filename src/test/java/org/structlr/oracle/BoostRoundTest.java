@@ -19,11 +19,12 @@ class BoostRoundTest {
     void oneWorkerRoundsAreTheFitsBitForBit() throws Exception {
         BiasedLogisticProblem p = TestProblems.random(2000, 4, 3, 1.0, 31, DataType.FLOAT);
         try (BoostOracle single = new BoostOracle(1, 7); BoostOracle shipped = new BoostOracle(1, 7)) {
+            FeatureCuts cuts = FeatureCuts.of(BiasedLogisticProblem.flatFloat(p.features()), p.numRows(), p.numFeatures());
             ScoreFunction f = null, g = null;
             for (int call = 0; call < 4; call++) {
                 BiasedLogisticProblem q = call == 0 ? p : TestProblems.withNewBias(p, 1.0, 500 + call);   // the messages move
                 f = single.fit(q, f);
-                BoostOracle.Round r = shipped.start(g, q.numFeatures(), q.numClasses(), 1);
+                BoostOracle.Round r = shipped.start(g, q.numFeatures(), q.numClasses(), 1, cuts);
                 assertEquals(call, r.rounds());
                 byte[] bytes = BoostOracle.boostPart(r, BiasedLogisticProblem.flatFloat(q.features()), q.labels(),
                         BiasedLogisticProblem.flatFloat(q.bias()), h -> h);
@@ -32,14 +33,14 @@ class BoostRoundTest {
                 assertArrayEquals(f.scores(p.features()).reshape(-1).toFloatVector(), g.scores(p.features()).reshape(-1).toFloatVector(), "scores after fit " + call);
             }
             // an earlier snapshot still reads its own rounds after the ensemble took the new boosters
-            BoostOracle.Round r = shipped.start(g, p.numFeatures(), p.numClasses(), 1);
+            BoostOracle.Round r = shipped.start(g, p.numFeatures(), p.numClasses(), 1, cuts);
             assertEquals(4, r.rounds());
             ScoreFunction stale = g;
             g = shipped.finish(r, g, BoostOracle.boostPart(r, BiasedLogisticProblem.flatFloat(p.features()), p.labels(),
                     BiasedLogisticProblem.flatFloat(p.bias()), h -> h));
             assertArrayEquals(f.scores(p.features()).reshape(-1).toFloatVector(), stale.scores(p.features()).reshape(-1).toFloatVector(), "4-round snapshot");
             ScoreFunction old = stale;
-            assertThrows(IllegalStateException.class, () -> shipped.start(old, p.numFeatures(), p.numClasses(), 1), "only the latest continues");
+            assertThrows(IllegalStateException.class, () -> shipped.start(old, p.numFeatures(), p.numClasses(), 1, cuts), "only the latest continues");
         }
     }
 }
