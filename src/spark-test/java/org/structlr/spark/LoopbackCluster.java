@@ -24,13 +24,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * flags through the driver properties that {@link #driverProperties()} returns.
  */
 final class LoopbackCluster implements AutoCloseable {
-    private final Path dir;
+    private final Path dir, lineageDir;
     private final int port, uiPort;
     private final Process master;
     private final List<Process> workers = new ArrayList<>();
 
     LoopbackCluster(Path dir, int workers) throws IOException, InterruptedException {
         this.dir = dir;
+        this.lineageDir = Files.createDirectories(dir.resolve("lineage"));
         this.port = freePort();
         this.uiPort = freePort();
         master = start("master", "org.apache.spark.deploy.master.Master",
@@ -48,9 +49,15 @@ final class LoopbackCluster implements AutoCloseable {
         return "spark://127.0.0.1:" + port;
     }
 
-    /** Driver settings for this cluster: loopback addresses, executors with this classpath, flags and one OpenMP thread. */
+    /**
+     * Driver settings for this cluster: loopback addresses, executors with this classpath, flags and
+     * one OpenMP thread; a lineage cut after every iteration, its states in a folder every JVM here
+     * reaches (what HDFS is to a real cluster), so the fault tests recompute through those files.
+     */
     Map<String, String> driverProperties() {
         return Map.of(
+                "spark.structlr.cutEvery", "1",
+                SparkTraining.LINEAGE_DIR, lineageDir.toUri().toString(),
                 "spark.driver.host", "127.0.0.1",
                 "spark.driver.bindAddress", "127.0.0.1",
                 "spark.ui.enabled", "false",

@@ -80,6 +80,40 @@ class SparkLocalTest {
         assertSameCurve(single("const", "zero"), spark("local[2]", "const", "zero", null, StateSink.NONE));
     }
 
+    /**
+     * Lineage cuts after every iteration, their states written by the executors into the lineage
+     * folder (seen there during the run, gone after it) or passed through the driver: the same
+     * curve as one machine either way.
+     */
+    @Test
+    void lineageCutsEveryIterationOnExecutorsOrThroughTheDriverKeepTheCurve() throws IOException {
+        Training.Outcome one = single("linear", "linear");
+        Path lineage = tmp.resolve("lineage");
+        java.nio.file.Files.createDirectories(lineage);
+        long[] filesSeen = new long[1];
+        System.setProperty("spark.structlr.cutEvery", "1");
+        System.setProperty(SparkTraining.LINEAGE_DIR, lineage.toUri().toString());
+        try {
+            Training.Outcome executors = new SparkTraining().train("local[2]", data, "linear", "linear", SETTINGS, 1, (rec, total) -> {
+                try (var w = java.nio.file.Files.walk(lineage)) {
+                    filesSeen[0] = Math.max(filesSeen[0], w.filter(f -> f.getFileName().toString().startsWith("part-")).count());
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }, null, StateSink.NONE);
+            assertSameCurve(one, executors);
+            assertEquals(4, filesSeen[0], "one states file per block (2 train + 2 test) in the lineage folder during the run");
+            try (var l = java.nio.file.Files.list(lineage)) {
+                assertEquals(0, l.count(), "the lineage folder is emptied after the run");
+            }
+            System.setProperty(SparkTraining.LINEAGE_DIR, SparkTraining.LINEAGE_ON_DRIVER);
+            assertSameCurve(one, spark("local[2]", "linear", "linear", null, StateSink.NONE));
+        } finally {
+            System.clearProperty("spark.structlr.cutEvery");
+            System.clearProperty(SparkTraining.LINEAGE_DIR);
+        }
+    }
+
     static LearnSettings iterations(int n) {
         return new LearnSettings(n, SETTINGS.eps(), SETTINGS.sweepsPerFit(), SETTINGS.evalSweeps(), SETTINGS.seed());
     }

@@ -31,8 +31,13 @@ import org.structlr.oracle.ScoreFunction;
  *
  * <p>Fault tolerance: every stage is a deterministic function of the previous blocks and broadcast
  * functions, so Spark recomputes a lost partition to the same bits. Every {@code cutEvery}
- * iterations (and whenever the sink wants a checkpoint) the states are collected and the blocks
- * rebuilt from them, which cuts the lineage the recomputation would otherwise walk back.
+ * iterations (and whenever the sink wants a checkpoint) the blocks are rebuilt from their examples
+ * and their states, which cuts the lineage the recomputation would otherwise walk back. With a
+ * lineage folder (Spark's checkpoint directory, {@code lineageOnExecutors}) the states go there
+ * (Spark's reliable checkpoint of an RDD of states, written and read by the executors: the driver
+ * never holds them); without one they are collected on the driver and broadcast back, which only
+ * suits data sets whose messages fit the driver. A checkpoint for {@code --resume} collects the
+ * messages on the driver either way (its file is one machine's format).
  */
 final class SparkLearner {
     private final JavaSparkContext sc;
@@ -41,8 +46,16 @@ final class SparkLearner {
     private final List<Oracle> pairOracles;
     private final int partitions;
     private final int cutEvery;
+    private final boolean lineageOnExecutors;
 
     SparkLearner(JavaSparkContext sc, LearnSettings settings, Oracle unaryOracle, List<Oracle> pairOracles, int partitions, int cutEvery) {
+        this(sc, settings, unaryOracle, pairOracles, partitions, cutEvery, sc.sc().getCheckpointDir().isDefined());
+    }
+
+    SparkLearner(JavaSparkContext sc, LearnSettings settings, Oracle unaryOracle, List<Oracle> pairOracles, int partitions, int cutEvery,
+                 boolean lineageOnExecutors) {
+        if (lineageOnExecutors && sc.sc().getCheckpointDir().isEmpty()) throw new IllegalArgumentException("lineage on the executors needs Spark's checkpoint directory");
+        this.lineageOnExecutors = lineageOnExecutors;
         this.sc = sc;
         this.settings = settings;
         this.unaryOracle = unaryOracle;
@@ -91,6 +104,7 @@ final class SparkLearner {
         JavaRDD<Block> blocks = persist(data.blocks.map(l -> BlockSteps.start(layout.start(l, resumed.isEmpty() ? null : resumed.get(l.index()).value()),
                 startFns.value().unary(), startFns.value().pair(), eps)));
         List<JavaRDD<Block>> cached = new ArrayList<>(List.of(blocks));
+        JavaRDD<Saved> lastCut = null;   // the states of the latest cut on the executors (its checkpoint files go at the next)
         for (int it = from == null ? 1 : from.iteration() + 1; it <= settings.iterations(); it++) {
             long t0 = System.nanoTime();
             unary = DistributedFits.fit(unaryOracle, blocks, -1, L, unaryDim, unary);
@@ -123,7 +137,8 @@ final class SparkLearner {
             curve.add(rec);
             if (wanted || it % cutEvery == 0) {
                 long t5 = System.nanoTime();
-                List<Saved> states = blocks.map(b -> new Saved(b.index, b.state, b.evalState, b.unaryBias, b.messages, b.evalMessages)).collect();
+                List<Saved> states = wanted || !lineageOnExecutors
+                        ? blocks.map(b -> new Saved(b.index, b.state, b.evalState, b.unaryBias, b.messages, b.evalMessages)).collect() : null;
                 if (wanted) {
                     INDArray[] m = layout.messages(states);
                     try {
@@ -134,17 +149,35 @@ final class SparkLearner {
                         throw new UncheckedIOException("cannot save the learner's state after iteration " + it + ": " + e.getMessage(), e);
                     }
                 }
-                // cut the lineage: new blocks from the examples and the collected states (the previous states' broadcasts go)
-                for (Broadcast<?> b : live) b.destroy();
+                // cut the lineage: new blocks from the examples and the states (then the broadcasts the old blocks needed go)
+                List<Broadcast<?>> spent = new ArrayList<>(live);
                 live.clear();
-                List<Broadcast<Saved>> saved = new ArrayList<>();
-                for (Saved st : states.stream().sorted((a, b) -> Integer.compare(a.index(), b.index())).toList()) {
-                    Broadcast<Saved> b = sc.broadcast(new Saved(st.index(), st.state(), st.evalState(), st.unaryBias(), null, null));
-                    saved.add(b);
-                    live.add(b);
+                JavaRDD<Block> fresh;
+                if (lineageOnExecutors) {
+                    JavaRDD<Saved> cut = blocks.map(b -> new Saved(b.index, b.state, b.evalState, b.unaryBias, null, null))
+                            .persist(StorageLevel.MEMORY_AND_DISK());   // written to the checkpoint from memory, not recomputed
+                    cut.checkpoint();
+                    // partition i of both is block i
+                    fresh = persist(data.blocks.zipPartitions(cut, (ls, ss) -> {
+                        List<Block> out = new ArrayList<>(1);
+                        while (ls.hasNext()) out.add(layout.rebuild(ls.next(), ss.next()));
+                        return out.iterator();
+                    }));
+                    fresh.count();   // the checkpoint files are written after this job, by the executors
+                    cut.unpersist(false);
+                    deleteCheckpoint(lastCut);
+                    lastCut = cut;
+                } else {
+                    List<Broadcast<Saved>> saved = new ArrayList<>();
+                    for (Saved st : states.stream().sorted((a, b) -> Integer.compare(a.index(), b.index())).toList()) {
+                        Broadcast<Saved> b = sc.broadcast(new Saved(st.index(), st.state(), st.evalState(), st.unaryBias(), null, null));
+                        saved.add(b);
+                        live.add(b);
+                    }
+                    fresh = persist(data.blocks.map(l -> layout.rebuild(l, saved.get(l.index()).value())));
+                    fresh.count();
                 }
-                JavaRDD<Block> fresh = persist(data.blocks.map(l -> layout.rebuild(l, saved.get(l.index()).value())));
-                fresh.count();
+                for (Broadcast<?> b : spent) b.destroy();
                 blocks.unpersist(false);
                 blocks = fresh;
                 cached = new ArrayList<>(List.of(fresh));
@@ -155,7 +188,20 @@ final class SparkLearner {
         for (JavaRDD<Block> r : cached) r.unpersist(false);
         for (Broadcast<?> b : live) b.destroy();
         for (Broadcast<?> b : resumed) b.destroy();
+        deleteCheckpoint(lastCut);
         return new AlternatingLearner.Result(unary, pair, curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9);
+    }
+
+    /** Deletes the checkpoint files of a cut no block reads any more (Spark keeps them otherwise). */
+    private void deleteCheckpoint(JavaRDD<Saved> cut) {
+        if (cut == null || !cut.getCheckpointFile().isPresent()) return;
+        String file = cut.getCheckpointFile().get();
+        try {
+            org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(file);
+            path.getFileSystem(sc.hadoopConfiguration()).delete(path, true);
+        } catch (IOException e) {
+            org.slf4j.LoggerFactory.getLogger(SparkLearner.class).warn("cannot delete the spent lineage checkpoint {}: {}", file, e.getMessage());
+        }
     }
 
     private Broadcast<Functions> broadcast(List<Broadcast<?>> live, ScoreFunction unary, List<ScoreFunction> pair) {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.slf4j.LoggerFactory;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
 import org.structlr.data.DatasetFiles;
@@ -31,11 +32,19 @@ import org.structlr.oracle.Oracle;
  * {@link Training#train} does. Settings read from the Spark configuration:
  * {@code spark.structlr.partitions} (blocks per split; default: the context's default parallelism)
  * {@code spark.structlr.cutEvery} (iterations between lineage cuts; default 5),
+ * {@code spark.structlr.lineageDir} (a folder the driver and every executor reach, e.g. on HDFS, for
+ * the states at lineage cuts; default: Spark's checkpoint directory if set, else a temporary folder
+ * on {@code local[N]}; on a cluster without one, or with the value {@code driver}, the states of a cut
+ * pass through the driver),
  * {@code spark.structlr.averageEvery} (MLP/CNN: mini-batch steps between parameter averages; default 100),
  * {@code spark.structlr.boost.timeout} (boost: seconds XGBoost's workers wait for each other; default 300) and
  * {@code spark.structlr.boost.onDriver} (boost: fit on the driver from gathered rows instead; default false).
  */
 public final class SparkTraining implements ClusterTraining {
+    /** Spark property: the folder for the states at lineage cuts (see the class comment). */
+    static final String LINEAGE_DIR = "spark.structlr.lineageDir";
+    /** Its value for lineage cuts through the driver. */
+    static final String LINEAGE_ON_DRIVER = "driver";
 
     @Override
     public Training.Outcome train(String master, Dataset data, String unaryKind, String pairKind, LearnSettings settings,
@@ -62,6 +71,8 @@ public final class SparkTraining implements ClusterTraining {
         private final String master;
         private JavaSparkContext sc;
         private int partitions, cutEvery;
+        /** The folder Spark writes the cuts' states into, made by this session (deleted on close), or null. */
+        private String lineage;
         private final List<BlockData> held = new ArrayList<>();
 
         Session(String master) {
@@ -75,8 +86,32 @@ public final class SparkTraining implements ClusterTraining {
                 partitions = sc.getConf().getInt("spark.structlr.partitions", sc.defaultParallelism());
                 cutEvery = sc.getConf().getInt("spark.structlr.cutEvery", 5);
                 if (partitions < 1 || cutEvery < 1) throw new BadInputException("spark.structlr.partitions and spark.structlr.cutEvery must be at least 1");
+                lineage = lineageFolder(sc);
             }
             return sc;
+        }
+
+        /** Sets Spark's checkpoint directory for the lineage cuts (see the class comment); the folder Spark made in it. */
+        private static String lineageFolder(JavaSparkContext sc) {
+            String dir = sc.getConf().get(LINEAGE_DIR, null);
+            if (LINEAGE_ON_DRIVER.equals(dir)) return null;
+            try {
+                if (dir == null && sc.sc().getCheckpointDir().isDefined()) return null;   // the user's own: left alone
+                if (dir == null && sc.sc().isLocal()) {
+                    String temp = java.nio.file.Files.createTempDirectory("structlr-lineage").toUri().toString();
+                    sc.setCheckpointDir(temp);
+                    return temp;
+                }
+                if (dir == null) {
+                    LoggerFactory.getLogger(SparkTraining.class).warn("no {}: the states of every lineage cut pass through the driver;"
+                            + " set it to a folder the driver and every executor reach (hdfs://...) for data sets whose messages do not fit the driver", LINEAGE_DIR);
+                    return null;
+                }
+                sc.setCheckpointDir(dir);
+                return sc.sc().getCheckpointDir().get();
+            } catch (IOException | RuntimeException e) {
+                throw new BadInputException(LINEAGE_DIR + " " + dir + ": cannot make the lineage folder there: " + e.getMessage());
+            }
         }
 
         /**
@@ -130,7 +165,8 @@ public final class SparkTraining implements ClusterTraining {
             List<Oracle> pairOracles = new ArrayList<>();
             try {
                 for (int t = 0; t < types.size(); t++) pairOracles.add(org.structlr.oracle.FunctionClasses.get(pairKind).create(new org.structlr.oracle.FunctionClass.Context(false, data.pairDim(), settings.seed() + 1 + t, threads)));
-                return body.apply(new SparkLearner(sc, settings, unaryOracle, pairOracles, partitions, cutEvery));
+                return body.apply(new SparkLearner(sc, settings, unaryOracle, pairOracles, partitions, cutEvery,
+                        !LINEAGE_ON_DRIVER.equals(sc.getConf().get(LINEAGE_DIR, null)) && sc.sc().getCheckpointDir().isDefined()));
             } finally {
                 for (Oracle o : pairOracles) closeQuietly(o);
                 closeQuietly(unaryOracle);
@@ -142,6 +178,12 @@ public final class SparkTraining implements ClusterTraining {
             if (sc == null) return;
             try {
                 for (BlockData d : held) d.release();
+                if (lineage != null) {
+                    org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(lineage);
+                    p.getFileSystem(sc.hadoopConfiguration()).delete(p, true);
+                }
+            } catch (IOException e) {
+                LoggerFactory.getLogger(SparkTraining.class).warn("cannot delete the lineage folder {}: {}", lineage, e.getMessage());
             } finally {
                 sc.close();
                 sc = null;
