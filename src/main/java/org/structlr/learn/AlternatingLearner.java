@@ -120,6 +120,7 @@ public final class AlternatingLearner {
                 // withImages places the rows in the batch's images (for whole-image functions; null layout: unchanged problem)
                 unary = limited(unaryOracle, budget).fit(new BiasedLogisticProblem(train.unaryFeatures(), truth.labels, biasU, L)
                         .withImages(train.imageRows(-1)), unary);
+                NativeHeap.trimNow();   // the fit's freed native buffers back to the OS (see NativeHeap)
                 thetaU0 = Potentials.unary(train, unary, eps);
                 thetaU = thetaU0.add(delta);
                 mp.setPotentials(thetaU, thetaP);
@@ -136,6 +137,7 @@ public final class AlternatingLearner {
                     pair.set(t, limited(pairOracles.get(t), budget).fit(new BiasedLogisticProblem(train.pairFeatures(t), truth.pairLabels[t], biasP, L * L)
                             .withImages(train.imageRows(t)), pair.get(t)));
                 }
+                NativeHeap.trimNow();
                 thetaP = Potentials.pairwise(train, pair, eps);
                 mp.setPotentials(thetaU, thetaP);
                 gain = schedule.needsFitGain() ? before - objective(mp, truth, thetaU, thetaP) : Double.NaN;
@@ -187,6 +189,7 @@ public final class AlternatingLearner {
                 }
                 listener.onProgress(it, settings.iterations());
                 if (settings.evaluates(it)) listener.onIteration(curve.get(curve.size() - 1), settings.iterations());
+                NativeHeap.trimNow();
             }
         }
         return new Result(unary, pair, curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9);
