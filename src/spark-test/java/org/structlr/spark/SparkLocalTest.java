@@ -114,6 +114,25 @@ class SparkLocalTest {
         }
     }
 
+    /** A lineage folder that cannot be made: one error naming the property and the folder, exit 2, no model. */
+    @Test
+    void lineageFolderThatCannotBeMadeIsOneError() throws IOException {
+        Path dataDir = tmp.resolve("data"), model = tmp.resolve("model");
+        new DenoisingGenerator().generateTo(dataDir, 2, 1, 8, 8, 5);
+        Path file = java.nio.file.Files.writeString(tmp.resolve("a-file"), "not a folder");
+        String lineage = file.resolve("lineage").toUri().toString();
+        System.setProperty(SparkTraining.LINEAGE_DIR, lineage);
+        try {
+            SparkClusterTest.Run r = SparkClusterTest.cli("train", "--data", dataDir.toString(), "--spark", "local[1]", "--iterations", "1",
+                    "--output", model.toString(), "--quiet");
+            assertEquals(org.structlr.cli.Main.EXIT_USAGE, r.code(), r.err());
+            assertTrue(r.err().startsWith("error: " + SparkTraining.LINEAGE_DIR + " " + lineage + ": cannot make the lineage folder there"), r.err());
+            assertTrue(!java.nio.file.Files.exists(model), "no model written");
+        } finally {
+            System.clearProperty(SparkTraining.LINEAGE_DIR);
+        }
+    }
+
     static LearnSettings iterations(int n) {
         return new LearnSettings(n, SETTINGS.eps(), SETTINGS.sweepsPerFit(), SETTINGS.evalSweeps(), SETTINGS.seed());
     }

@@ -48,10 +48,6 @@ final class SparkLearner {
     private final int cutEvery;
     private final boolean lineageOnExecutors;
 
-    SparkLearner(JavaSparkContext sc, LearnSettings settings, Oracle unaryOracle, List<Oracle> pairOracles, int partitions, int cutEvery) {
-        this(sc, settings, unaryOracle, pairOracles, partitions, cutEvery, sc.sc().getCheckpointDir().isDefined());
-    }
-
     SparkLearner(JavaSparkContext sc, LearnSettings settings, Oracle unaryOracle, List<Oracle> pairOracles, int partitions, int cutEvery,
                  boolean lineageOnExecutors) {
         if (lineageOnExecutors && sc.sc().getCheckpointDir().isEmpty()) throw new IllegalArgumentException("lineage on the executors needs Spark's checkpoint directory");
