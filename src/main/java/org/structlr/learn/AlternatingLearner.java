@@ -10,6 +10,7 @@ import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.inference.MessagePassing;
+import org.structlr.memory.NativeMemory;
 import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.BiasedLogisticProblem;
 import org.structlr.oracle.Oracle;
@@ -120,7 +121,7 @@ public final class AlternatingLearner {
                 // withImages places the rows in the batch's images (for whole-image functions; null layout: unchanged problem)
                 unary = limited(unaryOracle, budget).fit(new BiasedLogisticProblem(train.unaryFeatures(), truth.labels, biasU, L)
                         .withImages(train.imageRows(-1)), unary);
-                NativeHeap.trimNow();   // the fit's freed native buffers back to the OS (see NativeHeap)
+                NativeMemory.release();   // native buffers the fit left behind, back to the OS (see NativeMemory)
                 thetaU0 = Potentials.unary(train, unary, eps);
                 thetaU = thetaU0.add(delta);
                 mp.setPotentials(thetaU, thetaP);
@@ -137,7 +138,7 @@ public final class AlternatingLearner {
                     pair.set(t, limited(pairOracles.get(t), budget).fit(new BiasedLogisticProblem(train.pairFeatures(t), truth.pairLabels[t], biasP, L * L)
                             .withImages(train.imageRows(t)), pair.get(t)));
                 }
-                NativeHeap.trimNow();
+                NativeMemory.release();
                 thetaP = Potentials.pairwise(train, pair, eps);
                 mp.setPotentials(thetaU, thetaP);
                 gain = schedule.needsFitGain() ? before - objective(mp, truth, thetaU, thetaP) : Double.NaN;
@@ -189,7 +190,7 @@ public final class AlternatingLearner {
                 }
                 listener.onProgress(it, settings.iterations());
                 if (settings.evaluates(it)) listener.onIteration(curve.get(curve.size() - 1), settings.iterations());
-                NativeHeap.trimNow();
+                NativeMemory.release();
             }
         }
         return new Result(unary, pair, curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9);

@@ -24,6 +24,7 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.nd4j.linalg.learning.config.Adam;
 import org.nd4j.linalg.learning.config.IUpdater;
 import org.structlr.graph.GridBatch;
+import org.structlr.memory.NativeMemory;
 
 /**
  * The fully convolutional function classes (beyond the paper): one DL4J network scores every pixel of
@@ -347,6 +348,7 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
             if (epoch < fromEpoch) continue;
             for (int[] images : batches(im.layout(), order, batch)) {
                 net.fit(new INDArray[]{stack(x, images), stack(b, images)}, new INDArray[]{stack(y, images)});
+                NativeMemory.release();   // at most every 30 s: whole images leave large native buffers behind
             }
         }
     }

@@ -137,6 +137,7 @@ final class Nets {
                 int end = Math.min(n, start + batchSize);
                 net.fit(xs.get(org.nd4j.linalg.indexing.NDArrayIndex.interval(start, end), org.nd4j.linalg.indexing.NDArrayIndex.all()),
                         ls.get(org.nd4j.linalg.indexing.NDArrayIndex.interval(start, end), org.nd4j.linalg.indexing.NDArrayIndex.all()));
+                org.structlr.memory.NativeMemory.release();   // at most every 30 s (see NativeMemory)
             }
         }
     }
