@@ -190,7 +190,6 @@ public final class AlternatingLearner {
                 }
                 listener.onProgress(it, settings.iterations());
                 if (settings.evaluates(it)) listener.onIteration(curve.get(curve.size() - 1), settings.iterations());
-                NativeMemory.release();
             }
         }
         return new Result(unary, pair, curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9);

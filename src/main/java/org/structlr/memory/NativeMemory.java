@@ -26,13 +26,22 @@ public final class NativeMemory {
 
     private NativeMemory() {}
 
-    /** Collects and trims if the last time was at least {@value #MIN_INTERVAL_SECONDS} s ago (cheap otherwise); true if it ran. */
+    /** {@link #releaseNow} if the last release was at least {@value #MIN_INTERVAL_SECONDS} s ago (cheap otherwise); true if it ran. */
     public static synchronized boolean release() {
         if (System.nanoTime() - lastNanos < MIN_INTERVAL_SECONDS * 1e9) return false;
-        System.gc();   // unreachable arrays' native buffers are freed by their cleaners
-        trim();
-        lastNanos = System.nanoTime();
+        releaseNow();
         return true;
+    }
+
+    /**
+     * A trim, then a collection. In this order because ND4J frees the buffers of collected arrays on
+     * its own deallocator threads, after the collection returns: a trim right after it would find
+     * little, so each trim returns what the previous collection let go.
+     */
+    static synchronized void releaseNow() {
+        trim();
+        System.gc();
+        lastNanos = System.nanoTime();
     }
 
     /** Trims the C heap at once; the JVM's report ("Trim native heap: RSS+Swap: 10903M->6389M ..."), or null where unavailable. */

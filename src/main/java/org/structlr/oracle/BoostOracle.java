@@ -102,6 +102,8 @@ public final class BoostOracle implements Oracle, AutoCloseable {
     private final Hessian hessian;
     private final long seed;
     private final LinkedHashMap<Long, CachedMatrix> cache = new LinkedHashMap<>(8, 0.75f, true);
+    /** The bins of the rows of this oracle's distributed rounds, made by the first of them (the features stay fixed for a run). */
+    private FeatureCuts distributedCuts;
 
     private static final class CachedMatrix {
         final DMatrix dmatrix;
@@ -363,6 +365,19 @@ public final class BoostOracle implements Oracle, AutoCloseable {
                 throw new IllegalStateException("boost oracle: XGBoost could not load the workers' ensemble: " + e.getMessage(), e);
             }
         }
+    }
+
+    /**
+     * The bins of a distributed run's rows: computed by {@code compute} at the first call (on Spark a
+     * pass over every worker's rows), the same ones afterwards, as the features do not change
+     * between fits. An oracle serves one learning run (one set of rows).
+     */
+    public synchronized FeatureCuts distributedCuts(int numFeatures, java.util.function.Supplier<FeatureCuts> compute) {
+        if (distributedCuts == null) distributedCuts = compute.get();
+        if (distributedCuts.numFeatures() != numFeatures) {
+            throw new IllegalStateException("boost oracle: its distributed rows had " + distributedCuts.numFeatures() + " features, now " + numFeatures);
+        }
+        return distributedCuts;
     }
 
     /** The cached DMatrix for the problem's features, binned by their {@link FeatureCuts} (zero base margin, labels set), building it if new. */

@@ -36,7 +36,7 @@ public final class FcnDataParallel implements Serializable {
 
     public Start start(ScoreFunction previous, int numFeatures, int numClasses, DataType dataType) {
         FcnOracle.Start s = oracle.start(previous, numFeatures, numClasses, dataType);
-        return new Start(bytes(s.net()), s.fits());
+        return new Start(FullyConvolutionalScore.bytes(s.net()), s.fits());
     }
 
     public int epochsPerFit() {
@@ -54,7 +54,7 @@ public final class FcnDataParallel implements Serializable {
     /** One block's biased loss of the network. */
     public double loss(byte[] network, BiasedLogisticProblem block) {
         if (block.numRows() == 0) return 0;
-        return block.loss(oracle.score(network(network), 0));
+        return block.loss(oracle.score(FullyConvolutionalScore.fromBytes(network), 0));
     }
 
     /**
@@ -64,11 +64,11 @@ public final class FcnDataParallel implements Serializable {
     public byte[] epoch(byte[] network, BiasedLogisticProblem block, int part, double share, int fits, int epoch) {
         ImageRows im = block.images();
         if (im == null) throw new IllegalArgumentException("fcn oracle: needs whole images: every training example must be an image");
-        ComputationGraph net = network(network);
+        ComputationGraph net = FullyConvolutionalScore.fromBytes(network);
         int batch = Math.max(1, (int) Math.round(oracle.batchImages() * share));
         long shuffle = oracle.seed() * 1_000_003L + fits + part * 0x9E3779B97F4A7C15L;
         oracle.train(net, block, im, oracle.isPairwise() ? 2 : 1, shuffle, batch, epoch, epoch + 1);
-        return bytes(net);
+        return FullyConvolutionalScore.bytes(net);
     }
 
     /**
@@ -78,13 +78,13 @@ public final class FcnDataParallel implements Serializable {
      */
     public byte[] average(List<byte[]> networks, double[] weights) {
         if (networks.isEmpty() || networks.size() != weights.length) throw new IllegalArgumentException("average: networks and weights differ");
-        ComputationGraph first = network(networks.get(0));
+        ComputationGraph first = FullyConvolutionalScore.fromBytes(networks.get(0));
         INDArray p0 = first.params(), u0 = first.getUpdater().getStateViewArray();
         double[] p = new double[(int) p0.length()], u = new double[u0 == null ? 0 : (int) u0.length()];
         double total = 0;
         for (int k = 0; k < networks.size(); k++) {
             if (weights[k] <= 0) continue;
-            ComputationGraph g = k == 0 ? first : network(networks.get(k));
+            ComputationGraph g = k == 0 ? first : FullyConvolutionalScore.fromBytes(networks.get(k));
             float[] pk = g.params().castTo(DataType.FLOAT).dup('c').reshape(-1).toFloatVector();
             if (pk.length != p.length) throw new IllegalArgumentException("average: networks of different shapes");
             for (int i = 0; i < p.length; i++) p[i] += weights[k] * pk[i];
@@ -97,7 +97,7 @@ public final class FcnDataParallel implements Serializable {
         if (!(total > 0)) throw new IllegalArgumentException("average: no block with rows");
         p0.assign(mean(p, total, p0));
         if (u.length > 0) u0.assign(mean(u, total, u0));
-        return bytes(first);
+        return FullyConvolutionalScore.bytes(first);
     }
 
     private static INDArray mean(double[] sum, double total, INDArray like) {
@@ -107,7 +107,7 @@ public final class FcnDataParallel implements Serializable {
     }
 
     public double learningRate(byte[] network) {
-        return FcnOracle.learningRate(network(network));
+        return FcnOracle.learningRate(FullyConvolutionalScore.fromBytes(network));
     }
 
     /** The network after a fit accepted at its first try (its step regrown as {@link FcnOracle#fit} does). */
@@ -117,21 +117,13 @@ public final class FcnDataParallel implements Serializable {
     }
 
     public byte[] withLearningRate(byte[] network, double rate) {
-        ComputationGraph net = network(network);
+        ComputationGraph net = FullyConvolutionalScore.fromBytes(network);
         net.setLearningRate(rate);
-        return bytes(net);
+        return FullyConvolutionalScore.bytes(net);
     }
 
     /** The fitted function: fit number {@code fits + 1}. */
     public ScoreFunction finish(byte[] network, int fits) {
-        return oracle.score(network(network), fits + 1);
-    }
-
-    private static byte[] bytes(ComputationGraph net) {
-        return FullyConvolutionalScore.bytes(net);
-    }
-
-    private static ComputationGraph network(byte[] bytes) {
-        return FullyConvolutionalScore.fromBytes(bytes);
+        return oracle.score(FullyConvolutionalScore.fromBytes(network), fits + 1);
     }
 }

@@ -56,9 +56,9 @@ public record FeatureCuts(float[] min, float[][] cuts) implements Serializable {
         return z ^ (z >>> 31);
     }
 
-    /** The sampled rows of {@code x} [n, d] (row-major, in row order). */
+    /** The sampled rows of {@code x} [n, d] (row-major, in row order): {@code x} itself when every row is in (not to be changed). */
     public static float[] sample(float[] x, int n, int d, double rate) {
-        if (rate >= 1.0) return x.clone();
+        if (rate >= 1.0) return x;
         float[] out = new float[x.length];
         int m = 0;
         for (int i = 0; i < n; i++) {

@@ -79,9 +79,9 @@ final class DistributedBoost {
         String host = blocks.context().getConf().get("spark.driver.host", "127.0.0.1");
         JavaRDD<DistributedFits.Rows> rows = train.mapToPair(b -> new Tuple2<>(b.index, DistributedFits.Rows.of(b, type, classes)))
                 .partitionBy(new HashPartitioner(workers))   // key k < workers goes to partition k
-                .values().persist(StorageLevel.MEMORY_AND_DISK());   // read by the cuts' two jobs and the barrier stage
+                .values().persist(StorageLevel.MEMORY_AND_DISK());   // read by the barrier stage (and the first fit's cuts)
         try {
-            BoostOracle.Round round = oracle.start(previous, featureDim, classes, 1, cuts(rows, featureDim));
+            BoostOracle.Round round = oracle.start(previous, featureDim, classes, 1, oracle.distributedCuts(featureDim, () -> cuts(rows, featureDim)));
             return oracle.finish(round, previous, agreed(run(rows.rdd(), round, workers, host, timeout), workers));
         } finally {
             rows.unpersist(false);
