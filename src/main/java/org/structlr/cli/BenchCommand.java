@@ -151,7 +151,7 @@ final class BenchCommand implements Callable<Integer> {
         InferCommand.checkWritable(out);
 
         PrintWriter w = spec.commandLine().getOut();
-        if (threads != null && setThreads(threads) != threads) {
+        if (threads != null && Engines.setThreads(threads) != threads) {
             spec.commandLine().getErr().println("warning: --threads " + threads + " is above the native thread pool of "
                     + Nd4j.getEnvironment().maxThreads() + "; using " + Nd4j.getEnvironment().maxMasterThreads()
                     + " (set OMP_NUM_THREADS before starting Java for more)");
@@ -194,33 +194,6 @@ final class BenchCommand implements Callable<Integer> {
         w.println("wrote " + out);
         w.flush();
         return failed ? Main.EXIT_FAILURE : Main.EXIT_OK;
-    }
-
-    /**
-     * Threads of the ND4J native (libnd4j) backend in 1.0.0-M2.1 (observed: after
-     * {@code setMaxThreads(1)} {@code maxThreads()} still reports the pool size, while
-     * {@code maxMasterThreads()} follows; a timing check needs an otherwise idle machine):
-     * <ul>
-     *   <li>{@code Environment.setMaxMasterThreads(n)} is the knob that works: libnd4j's
-     *       {@code Threads::parallel_for} splits every op over this many threads of its pool.</li>
-     *   <li>{@code Environment.setMaxThreads(n)} is accepted but ignored ({@code maxThreads()} keeps
-     *       the pool size): the pool is sized once, at start-up, from {@code OMP_NUM_THREADS}
-     *       (else the core count). So {@code --threads} can lower the threads below the pool but
-     *       not raise them above it; set {@code OMP_NUM_THREADS} before starting Java for that.
-     *       Master threads above the pool size are capped by libnd4j.</li>
-     *   <li>The BLAS library (only matrix products) has its own pool: {@code Blas.setMaxThreads}.</li>
-     * </ul>
-     * On CUDA they only affect host-side work. Returns the effective per-op thread count.
-     */
-    static int setThreads(int n) {
-        Nd4j.getEnvironment().setMaxThreads(n);
-        Nd4j.getEnvironment().setMaxMasterThreads(n);
-        try {
-            Nd4j.factory().blas().setMaxThreads(n);
-        } catch (RuntimeException ignored) {
-            // A backend without a settable BLAS pool (e.g. CUDA): nothing to cap.
-        }
-        return Nd4j.getEnvironment().maxMasterThreads();
     }
 
     /** The three cases; the engines are built lazily, one at a time, so only one lives at once. */
@@ -402,7 +375,7 @@ final class BenchCommand implements Callable<Integer> {
      */
     String learningLoop(PrintWriter w) {
         int n = threads != null ? threads : Runtime.getRuntime().availableProcessors();
-        Engines.setCpuThreads(n);
+        Engines.setThreads(n);
         Dataset data = new DenoisingGenerator().generate(16, 16, SEED);
         long t0 = System.nanoTime();
         Training.Outcome o = Training.train(data, "linear", "linear", LearnSettings.paperDefaults(learnIterations, SEED), n,

@@ -1,6 +1,5 @@
 package org.structlr.cli;
 
-import org.nd4j.linalg.factory.Nd4j;
 import picocli.CommandLine.Option;
 
 /** Options every long-running command takes. */
@@ -15,9 +14,7 @@ final class CommonOptions {
     /** Applies --threads and returns the count used. */
     int apply() {
         int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
-        // ND4J's OpenMP pool: setMaxMasterThreads bounds the threads an op may use.
-        Nd4j.getEnvironment().setMaxMasterThreads(n);
-        org.structlr.inference.engines.Engines.setCpuThreads(n);
+        org.structlr.inference.engines.Engines.setThreads(n);
         return n;
     }
 }

@@ -74,6 +74,9 @@ final class ExperimentCommand implements Runnable {
         @Mixin
         ScheduleOptions schedule;
 
+        @Mixin
+        EngineOptions engine;
+
         @Option(names = "--schedules", split = ",", paramLabel = "S1,S2,...",
                 description = "Train the one pair once per schedule (the first is the reference) and compare them on one time axis: "
                         + "schedules.md, time-to-objective.png, time-to-error.png.")
@@ -93,7 +96,7 @@ final class ExperimentCommand implements Runnable {
                 throw new BadInputException("option '--kinds' repeats a function class: " + kinds);
             }
             if (pairsAtOnce < 0) throw new BadInputException("option '--pairs-at-once': must be at least 0, got " + pairsAtOnce);
-            return schedule.apply(learning.settings(iterations));
+            return schedule.apply(learning.settings(iterations)).withEngine(engine.engine);
         }
 
         /** Pairs at once for {@code threads} threads: --pairs-at-once, or its default; 1 without --table. */
@@ -110,8 +113,7 @@ final class ExperimentCommand implements Runnable {
             int atOnce = pairsAtOnce(threads);
             if (atOnce == 1) return new Experiment(name, data, settings, threads);
             int perPair = Math.max(1, threads / atOnce);
-            org.structlr.inference.engines.Engines.setCpuThreads(perPair);
-            org.nd4j.linalg.factory.Nd4j.getEnvironment().setMaxMasterThreads(perPair);
+            org.structlr.inference.engines.Engines.setThreads(perPair);
             return new Experiment(name, data, settings, perPair, atOnce);
         }
 

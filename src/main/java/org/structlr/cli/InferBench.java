@@ -20,7 +20,7 @@ import org.structlr.inference.StopRule;
  * constraints, the decoders on frustrated Ising grids, and time per sweep of the loop and ND4J
  * engines against graph size. Markdown on standard output. Run alone (timings):
  * <pre>
- * OMP_NUM_THREADS=1 java --add-modules jdk.incubator.vector -cp target/structlr.jar org.structlr.cli.InferBench [quality|ising|speed|all]
+ * OMP_NUM_THREADS=1 java --add-modules jdk.incubator.vector -cp target/structlr.jar org.structlr.cli.InferBench [quality|ising|speed|crossover|all]
  * </pre>
  * Not a subcommand on purpose: {@code structlr bench} belongs to the engine benchmarks.
  */
@@ -32,6 +32,29 @@ public final class InferBench {
         if (what.equals("quality") || what.equals("all")) quality();
         if (what.equals("ising") || what.equals("all")) ising();
         if (what.equals("speed") || what.equals("all")) speed();
+        if (what.equals("crossover") || what.equals("all")) crossover();
+    }
+
+    /**
+     * Where the loop engine stops being faster than the ND4J graph engine (Engines.SMALL_GRAPH):
+     * CPU time per sweep of both on random graphs of degree 4 (BenchCommand's generator), double.
+     */
+    static void crossover() {
+        System.out.printf(Locale.ROOT, "%n### Loop against ND4J graph engine on random graphs (ms per sweep, this thread), eps 0.1%n%n");
+        System.out.println("| variables | edges | labels | entries 2 E L^2 + V L | loop | graph (ND4J) |");
+        System.out.println("|---:|---:|---:|---:|---:|---:|");
+        for (int labels : new int[] {2, 4}) {
+            for (int n : new int[] {5_000, 20_000, 50_000, 100_000}) {
+                FactorGraph g = BenchCommand.randomGraph(n, 2 * n, labels, 1);
+                Nd4j.getRandom().setSeed(1);
+                RandomPairwiseModels.Model m = new RandomPairwiseModels.Model(g, Nd4j.randn(DataType.DOUBLE, n, labels).data().asDouble(),
+                        Nd4j.randn(DataType.DOUBLE, g.numEdges(), (long) labels * labels).data().asDouble());
+                double loop = msPerSweep(new LoopMessagePassing(g, Coloring.greedy(g), 0.1), m);
+                double graph = msPerSweep(new GraphMessagePassing(g, Coloring.greedy(g), 0.1, DataType.DOUBLE), m);
+                System.out.printf(Locale.ROOT, "| %,d | %,d | %d | %,d | %.2f | %.2f |%n", n, g.numEdges(), labels,
+                        org.structlr.inference.engines.Engines.entries(g), loop, graph);
+            }
+        }
     }
 
     static INDArray[] potentials(RandomPairwiseModels.Model m) {

@@ -16,10 +16,8 @@ import org.structlr.data.AtomicFiles;
 import org.structlr.data.BadInputException;
 import org.structlr.data.UaiEvidence;
 import org.structlr.data.UaiReader;
-import org.structlr.graph.Coloring;
 import org.structlr.graph.FactorGraph;
-import org.structlr.inference.nd4j.GraphMessagePassing;
-import org.structlr.inference.loop.LoopMessagePassing;
+import org.structlr.inference.engines.Engines;
 import org.structlr.inference.InferenceResult;
 import org.structlr.inference.LabelingEnergy;
 import org.structlr.inference.MapDecoder;
@@ -65,16 +63,6 @@ final class InferCommand implements Callable<Integer> {
     /** The duality gap is computed every this many sweeps when --tolerance > 0. */
     static final int CHECK_EVERY = 10;
 
-    /**
-     * --engine auto takes the plain-Java loop engine up to this many pairwise entries
-     * (edges x L x L); above, the ND4J engine. Engines offers no such choice yet (it always returns
-     * an ND4J engine), whose fixed cost of a few milliseconds per sweep dominates small and dense
-     * models; measured crossover in docs/wave2/uai.md. Replace by Engines once it picks by size.
-     */
-    static final long AUTO_LOOP_MAX_ENTRIES = 2_000_000;
-
-    enum Engine { auto, graph, loop }
-
     enum Format {
         json, uai_mar, uai_map;
 
@@ -118,10 +106,9 @@ final class InferCommand implements Callable<Integer> {
             description = "Write the result here (atomically) instead of to standard output.")
     Path output;
 
-    @Option(names = "--engine", paramLabel = "ENGINE", defaultValue = "auto",
-            description = "One of ${COMPLETION-CANDIDATES}: graph = ND4J, batched by colour; loop = plain Java; "
-                    + "auto = loop for models up to " + AUTO_LOOP_MAX_ENTRIES + " pairwise entries, else graph (default: ${DEFAULT-VALUE}).")
-    Engine engine;
+    /** The engine, in double precision: a UAI model is no image, so auto is the loop engine for small models, else ND4J's graph engine. */
+    @picocli.CommandLine.Mixin
+    EngineOptions engine;
 
     static final class FormatConverter implements picocli.CommandLine.ITypeConverter<Format> {
         @Override
@@ -156,7 +143,8 @@ final class InferCommand implements Callable<Integer> {
         LabelingEnergy energy = new LabelingEnergy(g, unary.data().asDouble(),
                 g.numEdges() == 0 ? new double[0] : pairwise.data().asDouble());
         MapDecoder.Result res;
-        try (MessagePassing mp = newEngine(chooseEngine(engine, g), g, eps)) {
+        engine.check(g, null);
+        try (MessagePassing mp = Engines.create(engine.engine, g, null, eps, DataType.DOUBLE)) {
             mp.setPotentials(unary, pairwise);
             res = new MapDecoder(decode, energy).run(mp, new StopRule(iterations, tolerance, CHECK_EVERY));
         }
@@ -237,22 +225,5 @@ final class InferCommand implements Callable<Integer> {
     /** Writes {@code bytes} to {@code out} through {@link AtomicFiles} (kept for BenchCommand). */
     static void writeAtomically(Path out, byte[] bytes) throws IOException {
         AtomicFiles.write(out, os -> os.write(bytes));
-    }
-
-    /** auto: the loop engine while the pairwise tables are small (see {@link #AUTO_LOOP_MAX_ENTRIES}). */
-    static Engine chooseEngine(Engine kind, FactorGraph g) {
-        if (kind != Engine.auto) return kind;
-        long entries = (long) g.numEdges() * g.maxLabels() * g.maxLabels() + (long) g.numVariables() * g.maxLabels();
-        return entries <= AUTO_LOOP_MAX_ENTRIES ? Engine.loop : Engine.graph;
-    }
-
-    /** The engine of the given kind for {@code g} in double precision. */
-    static MessagePassing newEngine(Engine kind, FactorGraph g, double eps) {
-        Coloring c = Coloring.greedy(g);
-        return switch (kind) {
-            case graph -> new GraphMessagePassing(g, c, eps, DataType.DOUBLE);
-            case loop -> new LoopMessagePassing(g, c, eps);
-            case auto -> throw new IllegalArgumentException("resolve auto with chooseEngine first");
-        };
     }
 }

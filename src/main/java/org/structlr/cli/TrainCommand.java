@@ -48,6 +48,9 @@ final class TrainCommand implements Callable<Integer> {
     @Mixin
     ScheduleOptions schedule;
 
+    @Mixin
+    EngineOptions engine;
+
     @Option(names = "--output", paramLabel = "MODEL", converter = PathConverter.class,
             description = "Folder to save the trained model in (a path or a file: URI).")
     Path output;
@@ -91,7 +94,7 @@ final class TrainCommand implements Callable<Integer> {
         Checkpoint from = resume == null ? null
                 : resume.remote() ? Checkpointer.load(resume.uri(), RemoteFiles.find().orElseThrow()) : Checkpoint.load(resume.local());
         if (from != null) adoptCheckpoint(from);
-        LearnSettings settings = schedule.apply(learning.settings(iterations));
+        LearnSettings settings = schedule.apply(learning.settings(iterations)).withEngine(engine.engine);
         if (from != null && iterations < from.state().iteration()) {
             throw new BadInputException("option '--iterations' is " + iterations + " but the checkpoint is already at iteration " + from.state().iteration());
         }
@@ -109,6 +112,10 @@ final class TrainCommand implements Callable<Integer> {
         }
         if (output != null && Files.isDirectory(output) && !Files.isRegularFile(output.resolve(CrfModel.MANIFEST))) {
             throw new BadInputException(output, "cannot write --output: exists and is not a structlr model folder; not overwriting it");
+        }
+        if (spark != null && engine.engine != org.structlr.inference.engines.EngineChoice.AUTO) {
+            throw new BadInputException("option '--engine " + engine.engine + "' does not go with --spark yet: the Spark learner runs"
+                    + " --engine auto; train without --spark to name an engine");
         }
         ClusterTraining cluster = spark == null ? null : ClusterTraining.find("--spark");
         int threads = common.apply();
@@ -212,6 +219,7 @@ final class TrainCommand implements Callable<Integer> {
         learning.evalEvery = agree("--eval-every", learning.evalEvery, s.evalEvery());
         learning.seed = agree("--seed", learning.seed, s.seed());
         schedule.schedule = agree("--schedule", schedule.schedule, s.schedule());
+        engine.engine = agree("--engine", engine.engine, s.engine());
         if (!isGiven("--threads")) common.threads = cp.threads();
         if (!isGiven("--iterations")) iterations = s.iterations();
     }

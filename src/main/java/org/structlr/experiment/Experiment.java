@@ -119,7 +119,7 @@ public final class Experiment {
      * to {@code pairsAtOnce} pairs at the same time, each on {@code threads} oracle threads. The
      * pairs are independent (own oracles, engines and seeds), so the table is the same as one pair
      * at a time with the same per-pair threads. The inference engines' and ND4J's thread counts are
-     * process-wide: the caller sets them per pair ({@code Engines.setCpuThreads}).
+     * process-wide: the caller sets them per pair ({@code Engines.setThreads}).
      */
     public Experiment(String name, Dataset data, LearnSettings settings, int threads, int pairsAtOnce) {
         if (pairsAtOnce < 1) throw new IllegalArgumentException("pairs at once must be at least 1, got " + pairsAtOnce);
@@ -301,7 +301,9 @@ public final class Experiment {
         if (!Files.isRegularFile(report)) return null;
         CrfModel model = CrfModel.load(dir.resolve("model"));
         Map<String, Object> want = Training.settingsMap(u, p, settings);
-        if (!sameSettings(want, model.settings())) {
+        Map<String, Object> had = new java.util.LinkedHashMap<>(model.settings());
+        had.putIfAbsent("engine", "auto"); // pairs trained before --engine ran Engines' choice
+        if (!sameSettings(want, had)) {
             throw new BadInputException(dir, "was trained with other settings " + model.settings() + ", not " + want
                     + ": --resume continues a table with the same settings; use another --out");
         }

@@ -12,7 +12,7 @@ import org.structlr.graph.FactorGraph;
  *   <li>potentials: unary {@code [V, L]} and pairwise {@code [E, L*L]} (edge (i, j) flattened as
  *       {@code y_i * L + y_j}), with {@code L = graph().maxLabels()}; entries of labels a variable
  *       does not have are ignored; minus infinity is a hard constraint; NaN and plus infinity are
- *       refused.</li>
+ *       refused anywhere, padding included, with one wording ({@link EngineInputs}).</li>
  *   <li>messages: {@code [E, 2, L]}, {@code [e, 0, :]} is lambda from edge e to its first variable,
  *       {@code [e, 1, :]} to its second, in the units of the potentials. An impossible label carries
  *       minus infinity.</li>

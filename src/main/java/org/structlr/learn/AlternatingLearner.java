@@ -95,9 +95,9 @@ public final class AlternatingLearner {
         long evalNs = from == null ? 0 : Math.round(from.evalSeconds() * 1e9);
         long start = System.nanoTime() - (from == null ? 0 : Math.round(from.seconds() * 1e9));
         Schedule schedule = settings.newSchedule();
-        try (MessagePassing mp = train.newEngine(eps);
-             MessagePassing trainEval = settings.evalSweeps() > 0 ? train.newEngine(eps) : null;
-             MessagePassing testEval = test != null && settings.evalSweeps() > 0 ? test.newEngine(eps) : null) {
+        try (MessagePassing mp = train.newEngine(eps, settings.engine());
+             MessagePassing trainEval = settings.evalSweeps() > 0 ? train.newEngine(eps, settings.engine()) : null;
+             MessagePassing testEval = test != null && settings.evalSweeps() > 0 ? test.newEngine(eps, settings.engine()) : null) {
             boolean reseatTrain = !ownsExactState(mp);
             INDArray thetaU0 = Potentials.unary(train, unary, eps);                 // eps * g_unary, without the loss
             INDArray thetaU = thetaU0.add(delta);

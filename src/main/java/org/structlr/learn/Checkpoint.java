@@ -115,6 +115,7 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
             s.put("evalEvery", settings.evalEvery());
             s.put("seed", settings.seed());
             s.put("schedule", settings.schedule());
+            s.put("engine", settings.engine().label());
             m.set("engines", engineNames);
             m.put("threads", threads);
             m.put("dataHash", dataHash == null ? "" : dataHash);
@@ -174,7 +175,8 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
             JsonNode s = m.path("settings");
             LearnSettings settings = new LearnSettings(s.path("iterations").asInt(), s.path("eps").asDouble(),
                     s.path("sweepsPerFit").asInt(), s.path("evalSweeps").asInt(), s.path("evalEvery").asInt(1), s.path("seed").asLong(),
-                    s.path("schedule").asText(org.structlr.schedule.Schedules.PAPER)); // checkpoints before schedules: paper
+                    s.path("schedule").asText(org.structlr.schedule.Schedules.PAPER), // checkpoints before schedules: paper
+                    engine(manifest, s.path("engine").asText("auto"))); // before --engine: auto
             ScoreFunction unary = ScoreFunctions.load(dir.resolve("unary"));
             List<ScoreFunction> pair = new ArrayList<>();
             for (int t = 0; t < m.path("pairTypes").asInt(); t++) pair.add(ScoreFunctions.load(dir.resolve("pair-" + t)));
@@ -226,6 +228,15 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** The recorded --engine; a name that is none is an error naming the manifest. */
+    private static org.structlr.inference.engines.EngineChoice engine(Path manifest, String name) {
+        try {
+            return org.structlr.inference.engines.EngineChoice.parse(name);
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException(manifest, "settings: " + e.getMessage());
         }
     }
 }

@@ -1,5 +1,8 @@
 package org.structlr.learn;
 
+import org.structlr.inference.engines.EngineChoice;
+import org.structlr.inference.engines.Engines;
+
 /**
  * Settings of the alternating learner (the paper's Alg. 1 and its defaults).
  *
@@ -14,8 +17,16 @@ package org.structlr.learn;
  * @param seed            seed of every random choice (oracles, shuffling)
  * @param schedule        how many sweeps follow each fit ({@link org.structlr.schedule.Schedules}):
  *                        "paper" runs {@code sweepsPerFit} after every fit; see the others there
+ * @param engine          the inference engine ({@code --engine}); engines agree to float rounding, so
+ *                        a named one changes the numbers in their last digits and is recorded
  */
-public record LearnSettings(int iterations, double eps, int sweepsPerFit, int evalSweeps, int evalEvery, long seed, String schedule) {
+public record LearnSettings(int iterations, double eps, int sweepsPerFit, int evalSweeps, int evalEvery, long seed, String schedule,
+                            EngineChoice engine) {
+    /** {@link Engines}' choice of engine. */
+    public LearnSettings(int iterations, double eps, int sweepsPerFit, int evalSweeps, int evalEvery, long seed, String schedule) {
+        this(iterations, eps, sweepsPerFit, evalSweeps, evalEvery, seed, schedule, EngineChoice.AUTO);
+    }
+
     /** The paper's schedule. */
     public LearnSettings(int iterations, double eps, int sweepsPerFit, int evalSweeps, int evalEvery, long seed) {
         this(iterations, eps, sweepsPerFit, evalSweeps, evalEvery, seed, org.structlr.schedule.Schedules.PAPER);
@@ -28,6 +39,7 @@ public record LearnSettings(int iterations, double eps, int sweepsPerFit, int ev
         if (sweepsPerFit < 1) throw new IllegalArgumentException("sweeps per fit must be at least 1, got " + sweepsPerFit);
         if (evalSweeps < 0) throw new IllegalArgumentException("evaluation sweeps must be at least 0, got " + evalSweeps);
         if (evalEvery < 1) throw new IllegalArgumentException("evaluation every " + evalEvery + " iterations: need at least 1");
+        if (engine == null) throw new IllegalArgumentException("engine must be given (auto for Engines' choice)");
     }
 
     /** Evaluating after every iteration. */
@@ -37,12 +49,17 @@ public record LearnSettings(int iterations, double eps, int sweepsPerFit, int ev
 
     /** The same settings with another schedule. */
     public LearnSettings withSchedule(String name) {
-        return new LearnSettings(iterations, eps, sweepsPerFit, evalSweeps, evalEvery, seed, name);
+        return new LearnSettings(iterations, eps, sweepsPerFit, evalSweeps, evalEvery, seed, name, engine);
     }
 
     /** The same settings evaluating every {@code k}-th iteration. */
     public LearnSettings withEvalEvery(int k) {
-        return new LearnSettings(iterations, eps, sweepsPerFit, evalSweeps, k, seed, schedule);
+        return new LearnSettings(iterations, eps, sweepsPerFit, evalSweeps, k, seed, schedule, engine);
+    }
+
+    /** The same settings on another inference engine. */
+    public LearnSettings withEngine(EngineChoice e) {
+        return new LearnSettings(iterations, eps, sweepsPerFit, evalSweeps, evalEvery, seed, schedule, e);
     }
 
     /** The schedule these settings name, fresh for one run. */
@@ -66,6 +83,6 @@ public record LearnSettings(int iterations, double eps, int sweepsPerFit, int ev
 
     /** The same settings with another iteration count. */
     public LearnSettings withIterations(int n) {
-        return new LearnSettings(n, eps, sweepsPerFit, evalSweeps, evalEvery, seed, schedule);
+        return new LearnSettings(n, eps, sweepsPerFit, evalSweeps, evalEvery, seed, schedule, engine);
     }
 }

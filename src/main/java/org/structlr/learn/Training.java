@@ -14,6 +14,9 @@ import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
 import org.structlr.data.DatasetSummary;
 import org.structlr.data.Example;
+import org.structlr.inference.engines.EngineChoice;
+import org.structlr.inference.engines.EngineUnavailableException;
+import org.structlr.inference.engines.Engines;
 import org.structlr.model.CrfModel;
 import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.Oracle;
@@ -87,6 +90,7 @@ public final class Training {
         int L = data.numLabels();
         ExampleBatch train = new ExampleBatch(data.train(), L, types);
         ExampleBatch test = data.test().isEmpty() ? null : new ExampleBatch(data.test(), L, types);
+        checkEngine(settings.engine(), train, test);
         // unary: the settings' seed; pairwise type t: seed + 1 + t (as the built-ins always did)
         Oracle unaryOracle = FunctionClasses.get(unaryKind).create(new FunctionClass.Context(true, data.unaryDim(), settings.seed(), threads));
         List<Oracle> pairOracles = new ArrayList<>();
@@ -141,6 +145,16 @@ public final class Training {
         return new Outcome(new CrfModel(L, settings.eps(), data.unaryDim(), data.pairDim(), types, unary, pair, s, prov), r.curve(), r.fitSeconds(), r.passingSeconds(), r.evalSeconds());
     }
 
+    /** Refuses, before any work, a named engine that cannot run the training or test graphs (one error, exit 2 in the CLI). */
+    static void checkEngine(EngineChoice engine, ExampleBatch train, ExampleBatch test) {
+        try {
+            Engines.resolve(engine, train.graph(), train.shapes());
+            if (test != null) Engines.resolve(engine, test.graph(), test.shapes());
+        } catch (EngineUnavailableException e) {
+            throw new BadInputException(e.getMessage());
+        }
+    }
+
     private static void closeQuietly(Oracle o) {
         if (o instanceof AutoCloseable c) {
             try {
@@ -163,6 +177,7 @@ public final class Training {
         s.put("evalEvery", settings.evalEvery());
         s.put("seed", settings.seed());
         s.put("schedule", settings.schedule());
+        s.put("engine", settings.engine().label());
         return s;
     }
 

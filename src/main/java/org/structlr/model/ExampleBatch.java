@@ -132,9 +132,14 @@ public final class ExampleBatch {
         return out;
     }
 
-    /** The fastest engine for this batch's graph: the choice is {@link org.structlr.inference.engines.Engines#forBatch}'s. */
+    /** The fastest engine for this batch's graph: {@link org.structlr.inference.engines.Engines}' choice. */
     public org.structlr.inference.MessagePassing newEngine(double eps) {
-        return org.structlr.inference.engines.Engines.forBatch(graph, shapes(), eps);
+        return newEngine(eps, org.structlr.inference.engines.EngineChoice.AUTO);
+    }
+
+    /** The engine {@code choice} names (or picks) for this batch's graph, in float ({@link org.structlr.inference.engines.Engines#forBatch}). */
+    public org.structlr.inference.MessagePassing newEngine(double eps, org.structlr.inference.engines.EngineChoice choice) {
+        return org.structlr.inference.engines.Engines.forBatch(choice, graph, shapes(), eps);
     }
     public FactorGraph graph() { return graph; }
     public int numLabels() { return numLabels; }

@@ -265,13 +265,28 @@ class InferCommandTest {
     }
 
     @Test
-    void autoEngineIsTheLoopEngineUpToTheThreshold() {
-        org.structlr.graph.FactorGraph small = org.structlr.graph.Grids.grid(2, 2, 2, false);
-        assertEquals(InferCommand.Engine.loop, InferCommand.chooseEngine(InferCommand.Engine.auto, small));
-        // 1,000 x 1,000 grid with 2 labels: 1,998,000 edges x 4 entries, above the threshold
-        org.structlr.graph.FactorGraph big = org.structlr.graph.Grids.grid(1000, 1000, 2, false);
-        assertEquals(InferCommand.Engine.graph, InferCommand.chooseEngine(InferCommand.Engine.auto, big));
-        assertEquals(InferCommand.Engine.graph, InferCommand.chooseEngine(InferCommand.Engine.graph, small));
+    void aNamedEngineThatCannotRunTheModelIsOneError() throws IOException {
+        Path in = dir.resolve("m.uai");
+        Files.writeString(in, "MARKOV 3 2 3 2 4 1 0 2 0 1 2 1 2 2 2 0 "
+                + "2 0.3 0.7 6 1 2 3 4 5 6 6 0.5 1 2 0 1 1 4 2 1 1 3");
+        Run r = run("infer", in.toString(), "--engine", "fused");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("error: --engine fused runs only on images"), r.err());
+        assertEquals(1, r.err().lines().filter(l -> l.startsWith("error:")).count(), r.err());
+        Run bad = run("infer", in.toString(), "--engine", "gpu");
+        assertEquals(2, bad.code());
+        assertTrue(bad.err().contains("one of auto, fused, nd4j, loop"), bad.err());
+    }
+
+    @Test
+    void nd4jIsWhatGraphWas() throws IOException {
+        Path in = dir.resolve("m.uai");
+        Files.writeString(in, "MARKOV 3 2 3 2 4 1 0 2 0 1 2 1 2 2 2 0 "
+                + "2 0.3 0.7 6 1 2 3 4 5 6 6 0.5 1 2 0 1 1 4 2 1 1 3");
+        Run g = run("infer", in.toString(), "--engine", "graph", "--iterations", "50", "--tolerance", "0");
+        Run n = run("infer", in.toString(), "--engine", "nd4j", "--iterations", "50", "--tolerance", "0");
+        assertEquals(0, g.code(), g.err());
+        assertEquals(g.out(), n.out());
     }
 
     @Test

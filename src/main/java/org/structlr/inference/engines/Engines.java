@@ -18,30 +18,60 @@ import org.structlr.graph.GridBatch;
 import org.structlr.graph.Grids;
 
 /**
- * Picks the inference engine for a graph: the one place that knows which engines exist.
+ * Builds the inference engine for a graph: the one place that knows which engines exist and the
+ * one rule that picks one ({@link EngineChoice#AUTO}), for training, prediction and {@code infer}:
  * <ul>
- *   <li>Grids (a batch of images of any sizes, {@link GridBatch}) on the CPU backend:
- *       {@link FusedGridMessagePassing} (Vector API), when the {@code jdk.incubator.vector} module is
- *       loaded ({@code java --add-modules jdk.incubator.vector}); without it the ND4J grid engine,
- *       and one line on stderr says so.</li>
- *   <li>Small general graphs: {@link LoopMessagePassing}, whose sweep costs time in proportion to
- *       the graph (the ND4J engines pay a fixed few milliseconds of op dispatch per sweep).</li>
- *   <li>Everything else, and every graph on the CUDA backend: the batched ND4J engines.</li>
+ *   <li>Grids (a batch of images of any sizes, {@link GridBatch}, at least 2 labels) on the CPU
+ *       backend: {@link FusedGridMessagePassing} (Vector API), when the {@code jdk.incubator.vector}
+ *       module is loaded ({@code java --add-modules jdk.incubator.vector}); without it the ND4J grid
+ *       engine, and one line on stderr says so.</li>
+ *   <li>Other graphs of at most {@link #SMALL_GRAPH} label entries (see {@link #entries}) on the
+ *       CPU backend: {@link LoopMessagePassing}, whose sweep costs time in proportion to the graph
+ *       (the ND4J engines pay a fixed cost of op dispatch per sweep).</li>
+ *   <li>Everything else, and every graph on the CUDA backend: the batched ND4J engines
+ *       ({@link GridMessagePassing} for grids, {@link GraphMessagePassing} for any graph).</li>
  * </ul>
+ * A named engine ({@link EngineChoice#FUSED}, {@link EngineChoice#ND4J}, {@link EngineChoice#LOOP})
+ * is built whatever the sizes, or refused with one {@link EngineUnavailableException} when it cannot
+ * run the graph (the fused engine: grids only, and the Vector API module).
  */
 public final class Engines {
-    /** Below this many label entries (2 E L^2 + V L) a plain loop sweep takes about a millisecond or less. */
-    static final long SMALL_GRAPH = 200_000;
+    /**
+     * Largest graph, in {@link #entries}, that {@link EngineChoice#AUTO} gives the loop engine on the
+     * CPU: about where the ND4J graph engine's fixed dispatch cost per sweep stops dominating.
+     * Measured on one thread ({@code InferBench crossover}, README "Inference engines", CPU time per
+     * sweep, random graphs of degree 4): 2 labels, 360,000 entries: loop 14.3 ms, ND4J 17.4 ms;
+     * 900,000: loop 65.1, ND4J 37.8; 4 labels, 340,000: loop 7.0, ND4J 11.4; 1,360,000: loop 40.8,
+     * ND4J 36.8. Grids keep the loop
+     * engine ahead to larger sizes (neighbours are near in memory), so this is a bound for the worst case.
+     */
+    static final long SMALL_GRAPH = 500_000;
 
     private static volatile int cpuThreads = Runtime.getRuntime().availableProcessors();
     private static final AtomicBoolean WARNED = new AtomicBoolean();
 
     private Engines() {}
 
-    /** Threads of the CPU engines built from now on (the commands' --threads). */
-    public static void setCpuThreads(int threads) {
+    /**
+     * Threads of the CPU engines built from now on and of ND4J's native (OpenMP) ops: the one place
+     * that sets them (the commands' --threads). libnd4j splits every op over
+     * {@code Environment.setMaxMasterThreads(n)} threads of a pool sized once at start-up from
+     * {@code OMP_NUM_THREADS} (else the cores), so this lowers the threads below the pool but not
+     * above it ({@code setMaxThreads} is accepted and ignored by 1.0.0-M2.1). Matrix products have
+     * their own pool ({@code Blas.setMaxThreads}), capped too where the backend has one. On CUDA these
+     * only bound host-side work. Returns the threads an ND4J op may use from now on.
+     */
+    public static int setThreads(int threads) {
         if (threads < 1) throw new IllegalArgumentException("threads must be at least 1, got " + threads);
         cpuThreads = threads;
+        Nd4j.getEnvironment().setMaxThreads(threads);
+        Nd4j.getEnvironment().setMaxMasterThreads(threads);
+        try {
+            Nd4j.factory().blas().setMaxThreads(threads);
+        } catch (RuntimeException ignored) {
+            // a backend without a settable BLAS pool (CUDA): nothing to cap
+        }
+        return Nd4j.getEnvironment().maxMasterThreads();
     }
 
     public static int cpuThreads() { return cpuThreads; }
@@ -67,26 +97,75 @@ public final class Engines {
         return false;
     }
 
-    /** An engine for any graph: the loop engine for small graphs on the CPU, else the batched ND4J engine. */
-    public static MessagePassing create(FactorGraph graph, double eps, DataType dtype) {
+    /**
+     * The size {@link #SMALL_GRAPH} is measured in: the label entries one sweep reads, each edge's
+     * table from both of its ends plus the unary tables, {@code 2 E L^2 + V L}.
+     */
+    public static long entries(FactorGraph graph) {
         long L = graph.maxLabels();
-        long size = 2L * graph.numEdges() * L * L + (long) graph.numVariables() * L;
-        if (size <= SMALL_GRAPH && !cudaBackend()) return new LoopMessagePassing(graph, eps);
-        return new GraphMessagePassing(graph, Coloring.of(graph), eps, dtype);
+        return 2L * graph.numEdges() * L * L + (long) graph.numVariables() * L;
     }
 
     /**
-     * The grid engine when {@code graph} is exactly the grids of {@code shapes} (each {@code [H, W]},
-     * in {@link Grids#grid} order, one label count; {@link GridBatch#detect}), else
-     * {@link #create(FactorGraph, double, DataType)}. {@code dtype} is the ND4J engines' precision; the
-     * fused engine computes in float.
+     * The engine {@code choice} resolves to for {@code graph}, without building it.
+     * {@code shapes}: each example's image {@code [H, W]} (null for an example that is no image), or
+     * null when nothing is known of images; {@code graph} is the examples' disjoint union in order.
+     *
+     * @throws EngineUnavailableException when a named engine cannot run this graph
      */
+    public static EngineChoice resolve(EngineChoice choice, FactorGraph graph, List<int[]> shapes) {
+        GridBatch grids = grids(graph, shapes);
+        return switch (choice) {
+            case AUTO -> grids != null ? (fusedAvailable() ? EngineChoice.FUSED : EngineChoice.ND4J)
+                    : (entries(graph) <= SMALL_GRAPH && !cudaBackend() ? EngineChoice.LOOP : EngineChoice.ND4J);
+            case FUSED -> {
+                if (grids == null) {
+                    throw new EngineUnavailableException("--engine fused runs only on images (4-connected grids with one label count"
+                            + " of at least 2); this graph is not one: use --engine auto, nd4j or loop");
+                }
+                if (!vectorApiPresent()) {
+                    throw new EngineUnavailableException("--engine fused needs the Vector API: start java with"
+                            + " --add-modules jdk.incubator.vector (or use --engine auto, nd4j or loop)");
+                }
+                yield EngineChoice.FUSED;
+            }
+            case ND4J, LOOP -> choice;
+        };
+    }
+
+    /**
+     * The engine {@code choice} names (or picks, for AUTO) for {@code graph}; see
+     * {@link #resolve}. {@code dtype} is the ND4J engines' precision (FLOAT or DOUBLE); the fused
+     * engine computes in float, the loop engine in double.
+     */
+    public static MessagePassing create(EngineChoice choice, FactorGraph graph, List<int[]> shapes, double eps, DataType dtype) {
+        EngineChoice engine = resolve(choice, graph, shapes);
+        GridBatch grids = grids(graph, shapes);
+        return switch (engine) {
+            case FUSED -> new FusedGridMessagePassing(graph, grids, eps, cpuThreads);
+            // ND4J (the CUDA path): ragged batches share one padded layout (GridMessagePassing.paddingFactor)
+            case ND4J -> grids != null ? new GridMessagePassing(grids, graph.maxLabels(), eps, dtype)
+                    : new GraphMessagePassing(graph, Coloring.of(graph), eps, dtype);
+            case LOOP -> new LoopMessagePassing(graph, eps);
+            case AUTO -> throw new AssertionError("resolve never returns AUTO");
+        };
+    }
+
+    /** The grid layout when the graph is exactly the grids of {@code shapes} with at least 2 labels, else null. */
+    private static GridBatch grids(FactorGraph graph, List<int[]> shapes) {
+        if (shapes == null || shapes.isEmpty() || graph.maxLabels() < 2) return null;
+        for (int[] s : shapes) if (s == null) return null;
+        return GridBatch.detect(graph, shapes);
+    }
+
+    /** {@link EngineChoice#AUTO} for any graph, nothing known of images. */
+    public static MessagePassing create(FactorGraph graph, double eps, DataType dtype) {
+        return create(EngineChoice.AUTO, graph, null, eps, dtype);
+    }
+
+    /** {@link EngineChoice#AUTO} for a graph that may be the grids of {@code shapes} ({@link Grids#grid} order; {@link GridBatch#detect}). */
     public static MessagePassing create(FactorGraph graph, List<int[]> shapes, double eps, DataType dtype) {
-        GridBatch batch = GridBatch.detect(graph, shapes);
-        if (batch == null || graph.maxLabels() < 2) return create(graph, eps, dtype);
-        if (fusedAvailable()) return new FusedGridMessagePassing(graph, batch, eps, cpuThreads);
-        // ND4J (the CUDA path): ragged batches share one padded layout (GridMessagePassing.paddingFactor)
-        return new GridMessagePassing(batch, graph.maxLabels(), eps, dtype);
+        return create(EngineChoice.AUTO, graph, shapes, eps, dtype);
     }
 
     /** {@link #create(FactorGraph, List, double, DataType)} for stacked grids of one size. */
@@ -103,13 +182,11 @@ public final class Engines {
     }
 
     /**
-     * The engine for a batch of examples forming {@code graph} (their disjoint union, in order):
-     * the grid engines when every example is an image (of any sizes: a ragged batch, checked by
-     * {@link GridBatch#detect}), else the general engine.
-     * {@code shapes} holds each example's [H, W], or null for an example that is no image.
+     * The engine for a batch of examples forming {@code graph} (their disjoint union, in order), in
+     * float: {@code choice} resolved with each example's image shape ({@code shapes}, null for an
+     * example that is no image).
      */
-    public static MessagePassing forBatch(FactorGraph graph, java.util.List<int[]> shapes, double eps) {
-        for (int[] s : shapes) if (s == null) return create(graph, eps, DataType.FLOAT);
-        return create(graph, shapes, eps, DataType.FLOAT);
+    public static MessagePassing forBatch(EngineChoice choice, FactorGraph graph, List<int[]> shapes, double eps) {
+        return create(choice, graph, shapes, eps, DataType.FLOAT);
     }
 }

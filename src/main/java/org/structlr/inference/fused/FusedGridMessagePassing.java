@@ -1,5 +1,6 @@
 package org.structlr.inference.fused;
 
+import org.structlr.inference.EngineInputs;
 import org.structlr.inference.MessagePassing;
 
 import java.util.ArrayList;
@@ -277,20 +278,11 @@ public final class FusedGridMessagePassing implements MessagePassing {
         }
     }
 
+    /** The potentials after {@link EngineInputs}' check, as doubles in row-major order. */
     private static double[] values(String what, INDArray a, long rows, int cols) {
-        if (a == null || a.rank() != 2 || a.size(0) != rows || a.size(1) != cols) {
-            throw new IllegalArgumentException(what + " potentials must have shape [" + rows + ", " + cols + "], got "
-                    + (a == null ? "null" : Arrays.toString(a.shape())));
-        }
+        EngineInputs.checkPotentials(what, a, rows, cols);
         if (rows == 0) return new double[0];
-        double[] v = a.dup('c').castTo(DataType.DOUBLE).data().asDouble();
-        for (int k = 0; k < v.length; k++) {
-            if (Double.isNaN(v[k]) || v[k] == Double.POSITIVE_INFINITY) {
-                throw new IllegalArgumentException(what + " potential [" + (k / cols) + ", " + (k % cols) + "] is " + v[k]
-                        + "; only finite values and minus infinity are allowed");
-            }
-        }
-        return v;
+        return a.dup('c').castTo(DataType.DOUBLE).data().asDouble();
     }
 
     @Override
@@ -312,16 +304,8 @@ public final class FusedGridMessagePassing implements MessagePassing {
     public void setMessages(INDArray messages) {
         final int L = labels;
         int ne = graph.numEdges();
-        if (messages == null || messages.rank() != 3 || messages.size(0) != ne || messages.size(1) != 2 || messages.size(2) != L) {
-            throw new IllegalArgumentException("messages must have shape [" + ne + ", 2, " + L + "], got "
-                    + (messages == null ? "null" : Arrays.toString(messages.shape())));
-        }
+        EngineInputs.checkMessages(messages, ne, L);
         double[] in = ne == 0 ? new double[0] : messages.dup('c').castTo(DataType.DOUBLE).data().asDouble();
-        for (int k = 0; k < in.length; k++) {
-            if (Double.isNaN(in[k]) || in[k] == Double.POSITIVE_INFINITY) {
-                throw new IllegalArgumentException("message [" + (k / (2 * L)) + ", " + (k / L % 2) + ", " + (k % L) + "] is " + in[k]);
-            }
-        }
         for (int e = 0; e < ne; e++) {
             int a = graph.edgeFrom(e), b = graph.edgeTo(e), d = layout.edgeDir[e];
             for (int y = 0; y < L; y++) {

@@ -1,8 +1,8 @@
 package org.structlr.inference.loop;
 
+import org.structlr.inference.EngineInputs;
 import org.structlr.inference.MessagePassing;
 
-import java.util.Arrays;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
@@ -155,19 +155,19 @@ public final class LoopMessagePassing implements MessagePassing {
     @Override
     public void setPotentials(INDArray unary, INDArray pairwise) {
         int L = numLabels;
-        checkShape("unary", unary, numVars, L);
+        EngineInputs.checkPotentials("unary", unary, numVars, L);
+        EngineInputs.checkPotentials("pairwise", pairwise, numEdges, (long) L * L);
         double[] un = flat(unary, numVars * L);
         for (int i = 0; i < numVars; i++) {
-            for (int y = 0; y < labelsOf[i]; y++) thetaU[i * L + y] = checked(un[i * L + y], "unary", i, y);
+            for (int y = 0; y < labelsOf[i]; y++) thetaU[i * L + y] = un[i * L + y];
         }
         if (numEdges > 0) {
-            checkShape("pairwise", pairwise, numEdges, L * L);
             double[] pw = flat(pairwise, numEdges * L * L);
             for (int e = 0; e < numEdges; e++) {
                 for (int yi = 0; yi < labelsOf[edgeFrom[e]]; yi++) {
                     for (int yj = 0; yj < labelsOf[edgeTo[e]]; yj++) {
                         int k = (e * L + yi) * L + yj;
-                        thetaP[k] = checked(pw[k], "pairwise", e, yi * L + yj);
+                        thetaP[k] = pw[k];
                     }
                 }
             }
@@ -182,14 +182,11 @@ public final class LoopMessagePassing implements MessagePassing {
         return Nd4j.create(lam.clone(), new long[] {numEdges, 2, numLabels}, DataType.DOUBLE);
     }
 
-    /** Accepts any finite values or minus infinity on existing labels; padding is set to minus infinity. */
+    /** Accepts finite values or minus infinity ({@link EngineInputs}); padding is set to minus infinity. */
     @Override
     public void setMessages(INDArray messages) {
         int L = numLabels;
-        if (messages == null || messages.rank() != 3 || messages.size(0) != numEdges || messages.size(1) != 2 || messages.size(2) != L) {
-            throw new IllegalArgumentException("messages must be [" + numEdges + ", 2, " + L + "], got "
-                    + (messages == null ? "null" : Arrays.toString(messages.shape())));
-        }
+        EngineInputs.checkMessages(messages, numEdges, L);
         double[] m = flat(messages, numEdges * 2 * L);
         for (int e = 0; e < numEdges; e++) {
             for (int s = 0; s < 2; s++) {
@@ -199,11 +196,7 @@ public final class LoopMessagePassing implements MessagePassing {
                     if (y >= labelsOf[v]) {
                         lam[k] = NEG_INF;
                     } else {
-                        double x = m[k];
-                        if (Double.isNaN(x) || x == Double.POSITIVE_INFINITY) {
-                            throw new IllegalArgumentException("message [" + e + ", " + s + ", " + y + "] is " + x);
-                        }
-                        lam[k] = x;
+                        lam[k] = m[k];
                     }
                 }
             }
@@ -467,24 +460,10 @@ public final class LoopMessagePassing implements MessagePassing {
 
     // ------------------------------------------------------------------ helpers
 
-    private static void checkShape(String what, INDArray a, long rows, long cols) {
-        if (a == null || a.rank() != 2 || a.size(0) != rows || a.size(1) != cols) {
-            throw new IllegalArgumentException(what + " potentials must be [" + rows + ", " + cols + "], got "
-                    + (a == null ? "null" : Arrays.toString(a.shape())));
-        }
-    }
-
     private static double[] flat(INDArray a, int n) {
         if (n == 0) return new double[0];
         double[] d = a.dup('c').castTo(DataType.DOUBLE).data().asDouble();
         if (d.length != n) throw new IllegalStateException("expected " + n + " values, got " + d.length);
         return d;
-    }
-
-    private static double checked(double x, String what, int row, int col) {
-        if (Double.isNaN(x) || x == Double.POSITIVE_INFINITY) {
-            throw new IllegalArgumentException(what + " potential [" + row + ", " + col + "] is " + x + "; only finite values and -inf are allowed");
-        }
-        return x;
     }
 }

@@ -1,5 +1,6 @@
 package org.structlr.inference.nd4j;
 
+import org.structlr.inference.EngineInputs;
 import org.structlr.inference.MessagePassing;
 
 import java.util.ArrayList;
@@ -267,10 +268,8 @@ public final class GraphMessagePassing implements MessagePassing {
     @Override
     public void setPotentials(INDArray unary, INDArray pairwise) {
         int L = numLabels;
-        checkShape("unary potentials", unary, numVars, L);
-        checkShape("pairwise potentials", pairwise, numEdges, (long) L * L);
-        if (Nd4jKernels.hasNanOrPlusInf(unary)) throw new IllegalArgumentException("unary potentials contain NaN or +infinity");
-        if (Nd4jKernels.hasNanOrPlusInf(pairwise)) throw new IllegalArgumentException("pairwise potentials contain NaN or +infinity");
+        EngineInputs.checkPotentials("unary", unary, numVars, L);
+        EngineInputs.checkPotentials("pairwise", pairwise, numEdges, (long) L * L);
         INDArray tu = unary.castTo(dtype).div(eps);
         if (unaryPad != null) tu.addi(unaryPad);
         INDArray tuT = tu.transpose().dup('c');                        // [L, V]
@@ -292,12 +291,6 @@ public final class GraphMessagePassing implements MessagePassing {
             }
         }
         recomputeU();
-    }
-
-    private static void checkShape(String what, INDArray a, long rows, long cols) {
-        if (a.rank() != 2 || a.size(0) != rows || a.size(1) != cols) {
-            throw new IllegalArgumentException(what + " must have shape [" + rows + ", " + cols + "], got " + Arrays.toString(a.shape()));
-        }
     }
 
     /** U = T_u - sum of incoming messages; a label whose messages were -inf stays impossible. */
@@ -457,12 +450,7 @@ public final class GraphMessagePassing implements MessagePassing {
     @Override
     public void setMessages(INDArray messages) {
         int L = numLabels;
-        if (messages.rank() != 3 || messages.size(0) != numEdges || messages.size(1) != 2 || messages.size(2) != L) {
-            throw new IllegalArgumentException("messages must have shape [" + numEdges + ", 2, " + L + "], got " + Arrays.toString(messages.shape()));
-        }
-        if (BooleanIndexing.or(messages, Conditions.isNan()) || (!messages.isEmpty() && messages.maxNumber().doubleValue() == Double.POSITIVE_INFINITY)) {
-            throw new IllegalArgumentException("messages contain NaN or +infinity");
-        }
+        EngineInputs.checkMessages(messages, numEdges, L);
         if (numEdges == 0) return;
         INDArray nat = messages.castTo(dtype).reshape(2L * numEdges, L).transpose().dup('c').divi(eps); // [L, 2E]
         for (int y = 0; y < L; y++) Nd4jKernels.gather(nat.getRow(y), slotToEdgeSide, lamRow[y]);

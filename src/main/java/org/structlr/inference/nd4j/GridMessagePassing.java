@@ -103,9 +103,9 @@ public final class GridMessagePassing implements MessagePassing {
 
     @Override public double dual() { requirePotentials(); return readouts.dual(); }
     @Override public double primal() { requirePotentials(); return readouts.primal(); }
-    @Override public INDArray unaryBeliefs() { requirePotentials(); return readouts.unaryBeliefs(); }
+    @Override public INDArray unaryBeliefs() { requirePotentials(); return readouts.unaryBeliefs(natural); }
     @Override public INDArray pairBeliefs() { requirePotentials(); return readouts.pairBeliefs(); }
-    @Override public int[] decode() { requirePotentials(); return readouts.decode(natural.naturalU()); }
+    @Override public int[] decode() { requirePotentials(); return readouts.decode(natural); }
 
     private void requirePotentials() {
         if (!potentialsSet) throw new IllegalStateException("setPotentials has not been called");

@@ -11,7 +11,6 @@ import static org.structlr.inference.nd4j.PlaneOps.sub;
 
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
-import org.nd4j.linalg.ops.transforms.Transforms;
 
 /**
  * Dual, primal, beliefs and decoding of the grid engine, computed in the plane layout: element-wise
@@ -28,6 +27,7 @@ final class GridReadouts {
     private final GridLayout layout;
     private final int labels, n2;
     private final double eps;
+    private INDArray pairIndex;
 
     GridReadouts(GridPlanes planes, GridSweep sweep, double eps) {
         this.planes = planes;
@@ -144,28 +144,22 @@ final class GridReadouts {
         return eps * (acc.sumNumber().doubleValue() + pacc.sumNumber().doubleValue());
     }
 
-    /** b_i(y) = exp(U_i(y) - max(lse_y U_i, -BIG)), natural order [V, L]. */
-    INDArray unaryBeliefs() {
+    /** b_i(y) = exp(U_i(y) - max(lse_y U_i, -BIG)), natural order [V, L] (computed in the planes, gathered once). */
+    INDArray unaryBeliefs(GridNaturalOrder natural) {
         final int L = labels;
-        int nv = layout.numVariables();
-        double[][] bh = new double[2][L * n2];
-        INDArray lu = Nd4j.zeros(planes.dtype, n2), b = Nd4j.zerosLike(lu);
+        INDArray cat = Nd4j.create(planes.dtype, 2L * L * n2);
+        INDArray lu = Nd4j.zeros(planes.dtype, n2);
         for (int col = 0; col < 2; col++) {
             INDArray[] ps = unaryPlanes(col);
             PlaneOps.lse(ps, lu);
             maxScalar(lu, -BIG, lu);                                   // no label possible (infeasible): 0, not NaN
             for (int y = 0; y < L; y++) {
+                INDArray b = plane(cat, (long) col * L * n2 + planes.unaryAt(y, 0));
                 sub(ps[y], lu, b);
                 exp(b, b);
-                System.arraycopy(b.toDoubleVector(), 0, bh[col], planes.unaryAt(y, 0), n2);
             }
         }
-        double[] out = new double[nv * L];
-        for (int v = 0; v < nv; v++) {
-            GridLayout.Slot s = layout.varSlot[v];
-            for (int y = 0; y < L; y++) out[v * L + y] = bh[s.colour()][planes.unaryAt(y, s.jn())];
-        }
-        return Nd4j.createFromArray(out).castTo(planes.dtype).reshape(nv, L);
+        return natural.toNatural(cat);
     }
 
     /** b_a(y_i, y_j) = exp(z_a - max(lse z_a, -BIG)), natural order [E, L*L]. */
@@ -176,32 +170,38 @@ final class GridReadouts {
         INDArray lse = pairLse();
         maxScalar(lse, -BIG, lse);                                     // no pair possible (infeasible): 0, not NaN
         pairLogBeliefs(lse);
-        double[] b = Transforms.exp(sweep.z, true).toDoubleVector();
-        double[] out = new double[ne * L * L];
-        for (int e = 0; e < ne; e++) {
-            GridLayout.EdgeSlots es = layout.edges[e];
-            boolean firstIsZero = es.first().colour() == 0;
-            int jn = firstIsZero ? es.first().jn() : es.second().jn();
-            int dd = firstIsZero ? es.dir() : es.dir() ^ 1;
-            for (int yi = 0; yi < L; yi++) {
-                for (int yj = 0; yj < L; yj++) {
-                    int own = firstIsZero ? yi : yj, other = firstIsZero ? yj : yi;
-                    out[e * L * L + yi * L + yj] = b[(int) planes.potAt(other, dd, own, jn)];
-                }
-            }
-        }
-        return Nd4j.createFromArray(out).castTo(planes.dtype).reshape(ne, L * L);
+        if (ne == 0) return Nd4j.create(planes.dtype, 0, (long) L * L);
+        INDArray out = Nd4j.create(planes.dtype, (long) ne * L * L);
+        Nd4jKernels.gather(sweep.z, pairIndex(), out);
+        exp(out, out);
+        return out.reshape(ne, (long) L * L);
     }
 
-    /** argmax_y U_i(y) (first on ties). */
-    int[] decode(double[] naturalU) {
-        final int L = labels;
-        int[] out = new int[layout.numVariables()];
-        for (int v = 0; v < out.length; v++) {
-            int best = 0;
-            for (int y = 1; y < L; y++) if (naturalU[v * L + y] > naturalU[v * L + best]) best = y;
-            out[v] = best;
+    /** Edge e's (y_i, y_j) -> its score's position in z (at the edge's colour-0 end), built at the first call. */
+    private INDArray pairIndex() {
+        if (pairIndex == null) {
+            final int L = labels;
+            int ne = layout.numEdges();
+            int[] idx = new int[ne * L * L];
+            for (int e = 0; e < ne; e++) {
+                GridLayout.EdgeSlots es = layout.edges[e];
+                boolean firstIsZero = es.first().colour() == 0;
+                int jn = firstIsZero ? es.first().jn() : es.second().jn();
+                int dd = firstIsZero ? es.dir() : es.dir() ^ 1;
+                for (int yi = 0; yi < L; yi++) {
+                    for (int yj = 0; yj < L; yj++) {
+                        int own = firstIsZero ? yi : yj, other = firstIsZero ? yj : yi;
+                        idx[e * L * L + yi * L + yj] = (int) planes.potAt(other, dd, own, jn);
+                    }
+                }
+            }
+            pairIndex = Nd4jKernels.indexColumn(idx);
         }
-        return out;
+        return pairIndex;
+    }
+
+    /** argmax_y U_i(y) (the first on ties): an argmax on the device, V ints to the host. */
+    int[] decode(GridNaturalOrder natural) {
+        return natural.naturalU().argMax(1).toIntVector();
     }
 }

@@ -82,10 +82,4 @@ final class Nd4jKernels {
         BooleanIndexing.replaceWhere(logb, 0.0, Conditions.isInfinite());
         return tt.subi(logb).muli(b).sumNumber().doubleValue();
     }
-
-    static boolean hasNanOrPlusInf(INDArray a) {
-        if (a.isEmpty()) return false;
-        if (BooleanIndexing.or(a, Conditions.isNan())) return true;
-        return a.maxNumber().doubleValue() == Double.POSITIVE_INFINITY;
-    }
 }
