@@ -3,13 +3,9 @@ package org.structlr.features;
 import java.awt.image.BufferedImage;
 import java.awt.image.IndexColorModel;
 import java.awt.image.Raster;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Iterator;
 import java.util.Locale;
-import javax.imageio.ImageIO;
-import javax.imageio.stream.ImageInputStream;
 import org.structlr.augment.Augmentation;
 import org.structlr.data.BadInputException;
 import org.structlr.data.ClassTable;
@@ -29,14 +25,12 @@ import org.structlr.data.Example;
  * Weizmann horses' JPEGs): the grey mask is area-averaged to the working size like the image and
  * thresholded there (value &gt;= threshold: class 1).
  *
- * <p>INDEX and COLOR masks are read with {@code javax.imageio}, which gives a palette PNG's indices
- * and a file's exact samples (the image decoder converts palettes to colours); THRESHOLD masks
- * through {@link ImageDecoder}, the images' own path, as the horses always were.
+ * <p>Masks are decoded by {@link ImageDecoder} (its limits and checks): INDEX and COLOR masks from
+ * the decoded image's own samples ({@link ImageDecoder#decodeImage}: a palette PNG's indices, not
+ * its colours; no EXIF orientation, which PNG masks do not have), THRESHOLD masks as grey planes
+ * like the images, as the horses always were.
  */
 public final class MaskReader {
-    /** The largest mask (width x height) read; larger files are refused before decoding. */
-    public static final long MAX_PIXELS = 1L << 26;
-
     /** How mask pixels become labels (see the class comment). */
     public enum Kind { AUTO, INDEX, COLOR, THRESHOLD }
 
@@ -184,25 +178,8 @@ public final class MaskReader {
                 + ")" + hint);
     }
 
-    /** The image in {@code file} through javax.imageio, its size checked before its pixels are decoded. */
+    /** The mask's image as decoded, with the image decoder's checks (size limits, format by content). */
     private static BufferedImage decode(Path file) {
-        try (ImageInputStream in = ImageIO.createImageInputStream(file.toFile())) {
-            if (in == null) throw new BadInputException(file, "unreadable mask: cannot open");
-            Iterator<javax.imageio.ImageReader> readers = ImageIO.getImageReaders(in);
-            if (!readers.hasNext()) throw new BadInputException(file, "unreadable mask: not a PNG or JPEG image");
-            javax.imageio.ImageReader reader = readers.next();
-            try {
-                reader.setInput(in, true, true);
-                long w = reader.getWidth(0), h = reader.getHeight(0);
-                if (w < 1 || h < 1) throw new BadInputException(file, "unreadable mask: " + w + "x" + h + " pixels");
-                if (w * h > MAX_PIXELS) throw new BadInputException(file, "mask of " + w + "x" + h + " pixels is larger than " + MAX_PIXELS + " pixels");
-                return reader.read(0);
-            } finally {
-                reader.dispose();
-            }
-        } catch (IOException | RuntimeException e) {
-            if (e instanceof BadInputException b) throw b;
-            throw new BadInputException(file, "unreadable mask: " + e.getMessage(), e);
-        }
+        return ImageDecoder.decodeImage(file);
     }
 }
