@@ -59,7 +59,7 @@ final class EvaluateCommand implements Callable<Integer> {
         for (String split : List.of("train", "test", "val")) {
             List<Example> ex = ds.split(split);
             if (ex.isEmpty()) continue;
-            ConfusionMatrix c = Evaluation.confusion(m, ex, prediction.iterations, prediction.tolerance);
+            ConfusionMatrix c = Evaluation.confusion(m, ex, prediction.iterations, prediction.tolerance, prediction.engine.engine);
             confusions.put(split, c);
             res.put(split + "_error", c.error());
             metrics.put(split, c.toMap(m.classes()));
@@ -67,6 +67,7 @@ final class EvaluateCommand implements Callable<Integer> {
                     split, c.error(), ex.size(), c.pixelAccuracy(), c.meanIou());
             spec.commandLine().getOut().flush();
         }
+        res.put("engine", prediction.engine.engine.label());
         res.put("classes", m.classes().toMap());
         res.put("metrics", metrics);
         if (output != null) {

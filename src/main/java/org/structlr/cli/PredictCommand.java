@@ -168,7 +168,7 @@ final class PredictCommand implements Callable<Integer> {
             List<PredictTasks.ExampleTask> tasks = new ArrayList<>();
             for (Path in : inputs) {
                 Path out = folder ? output.resolve(in.getFileName()) : output;
-                tasks.add(new PredictTasks.ExampleTask(absolute(model), absolute(in), absolute(out), prediction.iterations, prediction.tolerance));
+                tasks.add(new PredictTasks.ExampleTask(absolute(model), absolute(in), absolute(out), prediction.iterations, prediction.tolerance, prediction.engine.engine));
             }
             report(cluster.run(spark, tasks));
             Staging.written(output);              // the executors wrote it (remote outputs: through Hadoop themselves)
@@ -177,7 +177,7 @@ final class PredictCommand implements Callable<Integer> {
         for (int k = 0; k < examples.size(); k++) {
             Example ex = examples.get(k);
             Path out = folder ? output.resolve(inputs.get(k).getFileName()) : output;
-            Predictor.Prediction p = PredictTasks.predictExample(m, ex, out, prediction.iterations, prediction.tolerance);
+            Predictor.Prediction p = PredictTasks.predictExample(m, ex, out, prediction.iterations, prediction.tolerance, prediction.engine.engine);
             if (!common.quiet) {
                 spec.commandLine().getErr().printf("%s -> %s (%d sweeps, gap %.2e)%n", inputs.get(k), out, p.inference().iterations(), p.inference().gap());
             }
@@ -234,7 +234,7 @@ final class PredictCommand implements Callable<Integer> {
                 Path mask = folder ? output.resolve(ImageReader.stem(img.file()) + ".png") : output;
                 Path probs = probabilities == null ? null : folder ? probabilities.resolve(ImageReader.stem(img.file()) + ".npz") : probabilities;
                 tasks.add(new PredictTasks.ImageTask(absolute(model), absolute(img.file()), absolute(mask), format, probs == null ? null : absolute(probs),
-                        marginals == null ? null : absolute(marginals), features, cell, patch, h, w, side, typedEdges, prediction.iterations, prediction.tolerance));
+                        marginals == null ? null : absolute(marginals), features, cell, patch, h, w, side, typedEdges, prediction.iterations, prediction.tolerance, prediction.engine.engine));
             }
             report(cluster.run(spark, tasks));
             Staging.written(output);
@@ -250,7 +250,7 @@ final class PredictCommand implements Callable<Integer> {
                 Path mask = folder ? output.resolve(ImageReader.stem(img.file()) + ".png") : output;
                 Path probs = probabilities == null ? null : folder ? probabilities.resolve(ImageReader.stem(img.file()) + ".npz") : probabilities;
                 Predictor.Prediction p = PredictTasks.predictImage(m, img, unary, typedEdges, new PredictTasks.ImageOutputs(mask, format, probs, marginals),
-                        prediction.iterations, prediction.tolerance);
+                        prediction.iterations, prediction.tolerance, prediction.engine.engine);
                 if (bar != null) {
                     bar.step();
                 } else if (!common.quiet) {

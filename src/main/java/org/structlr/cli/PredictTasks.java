@@ -21,6 +21,7 @@ import org.structlr.model.ClusterPrediction;
 import org.structlr.model.CrfModel;
 import org.structlr.model.ExampleBatch;
 import org.structlr.model.Predictor;
+import org.structlr.inference.engines.EngineChoice;
 
 /**
  * What {@code predict} does for one input, shared by the one-machine loop and {@code predict
@@ -32,9 +33,10 @@ final class PredictTasks {
     private PredictTasks() {}
 
     /** Predicts one example and writes 'labels', 'marginals' (and 'shape') to {@code out}. */
-    static Predictor.Prediction predictExample(CrfModel m, Example ex, Path out, int iterations, double tolerance) throws IOException {
+    static Predictor.Prediction predictExample(CrfModel m, Example ex, Path out, int iterations, double tolerance, EngineChoice engine)
+            throws IOException {
         ExampleBatch b = new ExampleBatch(List.of(ex), m.numLabels(), m.pairTypes());
-        Predictor.Prediction p = Predictor.predict(m, b, Predictor.defaultStop(b, iterations, tolerance));
+        Predictor.Prediction p = Predictor.predict(m, b, Predictor.defaultStop(b, iterations, tolerance), engine);
         Map<String, NpyArray> arrays = new LinkedHashMap<>();
         arrays.put("labels", NpyArray.ofInts(p.labels(), p.labels().length));
         INDArray marg = p.marginals().castTo(DataType.FLOAT);
@@ -62,10 +64,10 @@ final class PredictTasks {
      * ({@code STEM-K-NAME.png}, grey 255 p) when asked.
      */
     static Predictor.Prediction predictImage(CrfModel m, ImageReader.WorkingImage img, UnaryFeatures unary, boolean typedEdges,
-                                             ImageOutputs out, int iterations, double tolerance) throws IOException {
+                                             ImageOutputs out, int iterations, double tolerance, EngineChoice engine) throws IOException {
         Example ex = img.example(unary, typedEdges);
         ExampleBatch b = new ExampleBatch(List.of(ex), m.numLabels(), m.pairTypes());
-        Predictor.Prediction p = Predictor.predict(m, b, Predictor.defaultStop(b, iterations, tolerance));
+        Predictor.Prediction p = Predictor.predict(m, b, Predictor.defaultStop(b, iterations, tolerance), engine);
         int L = m.numLabels(), H = img.originalHeight(), W = img.originalWidth();
         float[] working;
         try (INDArray marg = p.marginals().castTo(DataType.FLOAT).dup('c')) {
@@ -149,21 +151,22 @@ final class PredictTasks {
     }
 
     /** One .npz example to label (paths as strings: they travel to executors). */
-    record ExampleTask(String model, String input, String output, int iterations, double tolerance) implements ClusterPrediction.Task {
+    record ExampleTask(String model, String input, String output, int iterations, double tolerance, EngineChoice engine) implements ClusterPrediction.Task {
         @Override
         public String run() throws IOException {
             Path in = fetched(input);
             Example ex = ExampleIO.read(in);
             if (remote(input)) org.structlr.data.AtomicFiles.deleteTree(in.getParent());
             Predictor.Prediction[] p = new Predictor.Prediction[1];
-            write(output, out -> p[0] = predictExample(loadedModel(model), ex, out, iterations, tolerance));
+            write(output, out -> p[0] = predictExample(loadedModel(model), ex, out, iterations, tolerance, engine));
             return String.format(Locale.ROOT, "%s -> %s (%d sweeps, gap %.2e)", input, output, p[0].inference().iterations(), p[0].inference().gap());
         }
     }
 
     /** One image to label: its working size is {@code height x width}, or {@code longest} when that is positive. */
     record ImageTask(String model, String input, String mask, String format, String probabilities, String marginals, String features,
-                     int cell, int patch, int height, int width, int longest, boolean typedEdges, int iterations, double tolerance)
+                     int cell, int patch, int height, int width, int longest, boolean typedEdges, int iterations, double tolerance,
+                     EngineChoice engine)
             implements ClusterPrediction.Task {
         @Override
         public String run() throws IOException {
@@ -176,14 +179,14 @@ final class PredictTasks {
             Predictor.Prediction p;
             if (!remote(mask) && (probabilities == null || !remote(probabilities)) && (marginals == null || !remote(marginals))) {
                 p = predictImage(m, img, unary, typedEdges, new ImageOutputs(Path.of(mask), format, probabilities == null ? null : Path.of(probabilities),
-                        marginals == null ? null : Path.of(marginals)), iterations, tolerance);
+                        marginals == null ? null : Path.of(marginals)), iterations, tolerance, engine);
             } else {
                 // every output into one local folder first, then each published to its URI
                 Path dir = java.nio.file.Files.createTempDirectory("structlr-task");
                 try {
                     Path maps = dir.resolve("marginals");
                     p = predictImage(m, img, unary, typedEdges, new ImageOutputs(dir.resolve("mask.png"), format,
-                            probabilities == null ? null : dir.resolve("p.npz"), marginals == null ? null : maps), iterations, tolerance);
+                            probabilities == null ? null : dir.resolve("p.npz"), marginals == null ? null : maps), iterations, tolerance, engine);
                     write(mask, out -> java.nio.file.Files.copy(dir.resolve("mask.png"), out, java.nio.file.StandardCopyOption.REPLACE_EXISTING));
                     if (probabilities != null) write(probabilities, out -> java.nio.file.Files.copy(dir.resolve("p.npz"), out, java.nio.file.StandardCopyOption.REPLACE_EXISTING));
                     if (marginals != null) {

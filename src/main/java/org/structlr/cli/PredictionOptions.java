@@ -6,8 +6,11 @@ import org.structlr.model.ExampleBatch;
 import org.structlr.model.Predictor;
 import picocli.CommandLine.Option;
 
-/** How long prediction runs message passing (evaluate, predict). */
+/** How long prediction runs message passing, and on which engine (evaluate, predict). */
 final class PredictionOptions {
+    @picocli.CommandLine.Mixin
+    EngineOptions engine = new EngineOptions();
+
     @Option(names = "--iterations", defaultValue = "500", description = "Most message-passing sweeps (default: ${DEFAULT-VALUE}).")
     int iterations;
 

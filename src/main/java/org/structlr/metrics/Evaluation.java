@@ -46,12 +46,18 @@ public final class Evaluation {
      * @throws BadInputException naming an example without labels or with other feature widths
      */
     public static ConfusionMatrix confusion(CrfModel model, List<Example> examples, int maxSweeps, double tolerance) {
+        return confusion(model, examples, maxSweeps, tolerance, org.structlr.inference.engines.EngineChoice.AUTO);
+    }
+
+    /** As {@link #confusion(CrfModel, List, int, double)} on the engine {@code engine} names. */
+    public static ConfusionMatrix confusion(CrfModel model, List<Example> examples, int maxSweeps, double tolerance,
+                                            org.structlr.inference.engines.EngineChoice engine) {
         for (Example e : examples) {
             if (!e.hasLabels()) throw new BadInputException(e.name() + ": has no labels to evaluate against");
             Predictor.checkCompatible(model, e);
         }
         ExampleBatch b = new ExampleBatch(examples, model.numLabels(), model.pairTypes());
-        Predictor.Prediction p = Predictor.predict(model, b, Predictor.defaultStop(b, maxSweeps, tolerance));
+        Predictor.Prediction p = Predictor.predict(model, b, Predictor.defaultStop(b, maxSweeps, tolerance), engine);
         return ConfusionMatrix.of(b.labels(), p.labels(), model.numLabels());
     }
 }

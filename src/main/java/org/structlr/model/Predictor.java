@@ -6,6 +6,8 @@ import org.structlr.data.Example;
 import org.structlr.inference.InferenceResult;
 import org.structlr.inference.MessagePassing;
 import org.structlr.inference.StopRule;
+import org.structlr.inference.engines.EngineChoice;
+import org.structlr.inference.engines.EngineUnavailableException;
 
 /** Prediction with a trained model: potentials without loss augmentation, message passing, argmax. */
 public final class Predictor {
@@ -25,8 +27,19 @@ public final class Predictor {
     }
 
     public static Prediction predict(CrfModel model, ExampleBatch batch, StopRule stop) {
+        return predict(model, batch, stop, EngineChoice.AUTO);
+    }
+
+    /** As {@link #predict(CrfModel, ExampleBatch, StopRule)} on the engine {@code engine} names (a named one that cannot run the batch: bad input). */
+    public static Prediction predict(CrfModel model, ExampleBatch batch, StopRule stop, EngineChoice engine) {
         for (Example ex : batch.examples()) checkCompatible(model, ex);
-        try (MessagePassing mp = batch.newEngine(model.eps())) {
+        MessagePassing engineForBatch;
+        try {
+            engineForBatch = batch.newEngine(model.eps(), engine);
+        } catch (EngineUnavailableException e) {
+            throw new BadInputException(e.getMessage());
+        }
+        try (MessagePassing mp = engineForBatch) {
             mp.setPotentials(Potentials.unary(batch, model.unary(), model.eps()), Potentials.pairwise(batch, model.pair(), model.eps()));
             InferenceResult r = mp.run(stop);
             return new Prediction(mp.decode(), mp.unaryBeliefs(), r);

@@ -98,8 +98,32 @@ class EngineOptionTest {
     }
 
     @Test
+    void predictAndEvaluateRunTheNamedEngine() throws IOException {
+        Path model = tmp.resolve("model");
+        assertEquals(0, run(TrainPredictCommandTest.train(noImages, null, "--output", model.toString())).code());
+        Path example = Files.list(noImages.resolve("test")).sorted().findFirst().orElseThrow();
+        TrainPredictCommandTest.Run fused = run("predict", "--model", model.toString(), "--input", example.toString(),
+                "--output", tmp.resolve("p.npz").toString(), "--engine", "fused", "--quiet");
+        assertEquals(2, fused.code(), fused.err());
+        assertTrue(fused.err().startsWith("error: --engine fused runs only on images"), fused.err());
+        assertFalse(Files.exists(tmp.resolve("p.npz")));
+        Path a = tmp.resolve("loop.npz"), b = tmp.resolve("nd4j.npz");
+        assertEquals(0, run("predict", "--model", model.toString(), "--input", example.toString(), "--output", a.toString(), "--engine", "loop",
+                "--quiet").code());
+        assertEquals(0, run("predict", "--model", model.toString(), "--input", example.toString(), "--output", b.toString(), "--engine", "nd4j",
+                "--quiet").code());
+        org.junit.jupiter.api.Assertions.assertArrayEquals(Npz.read(a).get("labels").toIntArray(), Npz.read(b).get("labels").toIntArray());
+        Path json = tmp.resolve("e.json");
+        TrainPredictCommandTest.Run e = run("evaluate", "--model", model.toString(), "--data", noImages.toString(), "--engine", "nd4j",
+                "--output", json.toString(), "--quiet");
+        assertEquals(0, e.code(), e.err());
+        assertEquals("nd4j", new ObjectMapper().readTree(json.toFile()).path("engine").asText());
+    }
+
+    @Test
     void everyCommandThatRunsInferenceTakesIt() {
-        for (String[] cmd : List.of(new String[] {"train"}, new String[] {"experiment", "denoise"}, new String[] {"infer"})) {
+        for (String[] cmd : List.of(new String[] {"train"}, new String[] {"experiment", "denoise"}, new String[] {"infer"},
+                new String[] {"predict"}, new String[] {"evaluate"})) {
             String[] help = java.util.Arrays.copyOf(cmd, cmd.length + 1);
             help[cmd.length] = "--help";
             TrainPredictCommandTest.Run h = run(help);

@@ -377,7 +377,7 @@ public final class GraphMessagePassing implements MessagePassing {
         INDArray mx = Nd4j.create(r.dataType(), r.size(1));
         INDArray out = Nd4j.create(r.dataType(), r.size(1));
         Nd4jKernels.logSumExpRows(r, mx, out);
-        return out.sumNumber().doubleValue();
+        return Nd4jKernels.sum(out);
     }
 
     @Override

@@ -85,13 +85,13 @@ final class GridReadouts {
         INDArray lu = Nd4j.zeros(planes.dtype, n2);
         for (int col = 0; col < 2; col++) {
             PlaneOps.lse(unaryPlanes(col), lu);
-            total += lu.mul(planes.pixMask[col]).sumNumber().doubleValue();   // phantom lse is finite
+            total += Nd4jKernels.sum(lu.mul(planes.pixMask[col]));   // phantom lse is finite
         }
         pairScores();
         INDArray le = pairLse();
         max(le, planes.edgeLo0, le);
         min(le, planes.edgeHi0, le);                                          // missing edges -> exactly 0
-        total += le.sumNumber().doubleValue();
+        total += Nd4jKernels.sum(le);
         return eps * total;
     }
 
@@ -141,7 +141,7 @@ final class GridReadouts {
             }
         }
         mul(pacc, planes.edgeMask0, pacc);
-        return eps * (acc.sumNumber().doubleValue() + pacc.sumNumber().doubleValue());
+        return eps * (Nd4jKernels.sum(acc) + Nd4jKernels.sum(pacc));
     }
 
     /** b_i(y) = exp(U_i(y) - max(lse_y U_i, -BIG)), natural order [V, L] (computed in the planes, gathered once). */

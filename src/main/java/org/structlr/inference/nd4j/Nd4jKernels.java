@@ -80,6 +80,16 @@ final class Nd4jKernels {
         BooleanIndexing.replaceWhere(tt, 0.0, Conditions.isInfinite());
         INDArray logb = Transforms.log(b, true);
         BooleanIndexing.replaceWhere(logb, 0.0, Conditions.isInfinite());
-        return tt.subi(logb).muli(b).sumNumber().doubleValue();
+        return sum(tt.subi(logb).muli(b));
+    }
+
+    /**
+     * The sum of all entries, accumulated in double on the device: the dual and primal are sums of
+     * about V terms that cancel against the true score in the learning objective, and a float
+     * accumulation over 160,000 pixels moved the objective by up to 7e-4 relative.
+     */
+    static double sum(INDArray a) {
+        return (a.dataType() == org.nd4j.linalg.api.buffer.DataType.DOUBLE ? a : a.castTo(org.nd4j.linalg.api.buffer.DataType.DOUBLE))
+                .sumNumber().doubleValue();
     }
 }
