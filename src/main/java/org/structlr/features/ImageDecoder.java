@@ -104,11 +104,20 @@ public final class ImageDecoder {
         return decode(file, readBounded(file), channels);
     }
 
+    /** {@link #decodeChecked}, with running out of memory or stack while decoding an error about the file. */
+    public static Decoded decode(Path file, byte[] bytes, int channels) {
+        try {
+            return org.structlr.data.Reading.guard(file, () -> decodeChecked(file, bytes, channels));
+        } catch (IOException e) {
+            throw new BadInputException(file, "unreadable image: " + e.getMessage(), e);
+        }
+    }
+
     /**
      * Decodes an image held in memory ({@code bytes}, named {@code file} in errors): the same checks
      * and values as {@link #decode(Path, int)}.
      */
-    public static Decoded decode(Path file, byte[] bytes, int channels) {
+    private static Decoded decodeChecked(Path file, byte[] bytes, int channels) {
         if (channels != 1 && channels != 3) throw new IllegalArgumentException("channels must be 1 or 3, got " + channels);
         if (bytes.length == 0) throw new BadInputException(file, "unreadable image: empty file");
         Format format = sniff(bytes, bytes.length);

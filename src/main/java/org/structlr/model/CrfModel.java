@@ -111,6 +111,14 @@ public final class CrfModel {
     }
 
     public static CrfModel load(Path dir) {
+        try {
+            return org.structlr.data.Reading.guard(dir, () -> loadChecked(dir));
+        } catch (IOException e) {
+            throw new BadInputException(dir, "cannot read: " + e.getMessage(), e);
+        }
+    }
+
+    private static CrfModel loadChecked(Path dir) {
         Path manifest = dir.resolve(MANIFEST);
         if (!Files.isDirectory(dir)) throw new BadInputException(dir, "no such model folder");
         if (!Files.isRegularFile(manifest)) throw new BadInputException(dir, "not a structlr model (no " + MANIFEST + ")");
