@@ -73,4 +73,24 @@ class OutputIsNotInputTest {
         r = TrainPredictCommandTest.run("infer", uai.toString(), "--output", tmp.resolve("m.json").toString());
         assertEquals(0, r.code(), r.err());
     }
+
+    /** Executors keep only the most recently used models per task thread (they live on across jobs). */
+    @Test
+    void executorModelCacheIsBounded() throws IOException {
+        java.util.List<String> dirs = new java.util.ArrayList<>();
+        for (int k = 0; k < 4; k++) {
+            Path copy = tmp.resolve("copies").resolve("m" + k);
+            Files.createDirectories(copy.getParent());
+            try (java.util.stream.Stream<Path> s = Files.walk(model)) {
+                for (Path p : s.toList()) Files.copy(p, copy.resolve(model.relativize(p).toString()));
+            }
+            dirs.add(copy.toString());
+        }
+        for (String d : dirs) PredictTasks.loadedModel(d);
+        assertEquals(java.util.Set.of(dirs.get(2), dirs.get(3)), PredictTasks.loadedModels());
+        PredictTasks.loadedModel(dirs.get(2));     // used again: the other one goes
+        PredictTasks.loadedModel(dirs.get(0));
+        assertEquals(java.util.Set.of(dirs.get(2), dirs.get(0)), PredictTasks.loadedModels());
+        assertEquals(PredictTasks.MODELS_KEPT, PredictTasks.loadedModels().size());
+    }
 }
