@@ -56,21 +56,26 @@ final class Failures {
         StringBuilder b = new StringBuilder();
         Map<Throwable, Boolean> seen = new IdentityHashMap<>();
         int n = 0;
+        String last = null;
         for (Throwable c = t; c != null && seen.put(c, true) == null; c = c.getCause()) {
             if (c.getCause() != null && c.getMessage() != null && c.getMessage().equals(c.getCause().toString())) continue;  // a bare wrapper
+            String m = c instanceof java.nio.file.FileSystemException f && f.getReason() != null ? f.getReason() : c.getMessage();
+            if (last != null && m != null && last.contains(m)) continue;                  // a cause its wrapper already quotes
+            last = c.getMessage();
             if (n == MAX_CAUSES) {
                 b.append("; ...");
                 break;
             }
             if (n > 0) b.append("; caused by ");
-            b.append(describe(c));
+            b.append(describe(c, n == 0));
             n++;
         }
         return b.toString();
     }
 
-    private static String describe(Throwable c) {
+    private static String describe(Throwable c, boolean first) {
         String m = c.getMessage();
+        if (first && c.getClass() == java.io.IOException.class && m != null && !m.isBlank()) return m;   // "FILE: cannot write: why"
         String type = c instanceof OutOfMemoryError ? "out of memory (max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MB; raise it with -Xmx)"
                 : c.getClass().getName();
         return m == null || m.isBlank() ? type : type + ": " + m;

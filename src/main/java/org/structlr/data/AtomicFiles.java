@@ -181,10 +181,14 @@ public final class AtomicFiles {
         }
     }
 
+    /** {@code TARGET: cannot write: REASON}, the reason the innermost I/O error's (a nested write's temporary path left out). */
     private static IOException cannotWrite(Path target, IOException e) {
-        if (e.getMessage() != null && e.getMessage().startsWith(target + ": cannot write")) return e;
-        String why = e instanceof java.nio.file.FileSystemException f && f.getReason() != null ? f.getReason()
-                : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        Throwable inner = e;
+        for (Throwable c = e; c != null; c = c.getCause()) if (c instanceof IOException) inner = c;
+        String why = inner instanceof java.nio.file.FileSystemException f && f.getReason() != null ? f.getReason()
+                : inner.getMessage() != null ? inner.getMessage() : inner.getClass().getSimpleName();
+        int nested = why.lastIndexOf(": cannot write: ");
+        if (nested >= 0) why = why.substring(nested + ": cannot write: ".length());
         return new IOException(target + ": cannot write: " + why, e);
     }
 

@@ -88,7 +88,7 @@ public final class Npz {
     private static Map<String, NpyArray> readZip(Path file) throws IOException {
         Map<String, NpyArray> out = new LinkedHashMap<>();
         try (ZipFile zip = new ZipFile(file.toFile())) {
-            InputLimits.NPZ_ENTRIES.check(file, zip.size(), "zip with " + zip.size() + " entries:");
+            InputLimits.NPZ_ENTRIES.check(file, zip.size(), "zip");
             long total = 0;
             Enumeration<? extends ZipEntry> entries = zip.entries();
             while (entries.hasMoreElements()) {

@@ -174,7 +174,7 @@ class NpzLimitsTest {
                 z.closeEntry();
             }
         }
-        assertHas(bad(f), "zip with 100 entries", "exceeds the limit of 64 entries", "structlr.limit.npzEntries");
+        assertHas(bad(f), "zip of 100 entries exceeds the limit of 64 entries", "structlr.limit.npzEntries");
         Path g = tmp.resolve("twice.npz");
         try (ZipOutputStream z = new ZipOutputStream(Files.newOutputStream(g))) {
             z.putNextEntry(new ZipEntry("a.npy"));
