@@ -110,7 +110,7 @@ final class ExperimentCommand implements Runnable {
             int atOnce = pairsAtOnce(threads);
             if (atOnce == 1) return new Experiment(name, data, settings, threads);
             int perPair = Math.max(1, threads / atOnce);
-            org.structlr.inference.Engines.setCpuThreads(perPair);
+            org.structlr.inference.engines.Engines.setCpuThreads(perPair);
             org.nd4j.linalg.factory.Nd4j.getEnvironment().setMaxMasterThreads(perPair);
             return new Experiment(name, data, settings, perPair, atOnce);
         }

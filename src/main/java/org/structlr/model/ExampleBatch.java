@@ -17,7 +17,7 @@ import org.structlr.oracle.ScoreFunction;
  * engine and one call per factor type serve them all. Features are grouped by factor type once,
  * here, since every oracle fit and every potential update reads them per type. The potentials and
  * the loss computed from them are {@link Potentials}'; the engine is chosen by
- * {@link org.structlr.inference.Engines#forBatch}.
+ * {@link org.structlr.inference.engines.Engines#forBatch}.
  */
 public final class ExampleBatch {
     private final List<Example> examples;
@@ -132,9 +132,9 @@ public final class ExampleBatch {
         return out;
     }
 
-    /** The fastest engine for this batch's graph: the choice is {@link org.structlr.inference.Engines#forBatch}'s. */
+    /** The fastest engine for this batch's graph: the choice is {@link org.structlr.inference.engines.Engines#forBatch}'s. */
     public org.structlr.inference.MessagePassing newEngine(double eps) {
-        return org.structlr.inference.Engines.forBatch(graph, shapes(), eps);
+        return org.structlr.inference.engines.Engines.forBatch(graph, shapes(), eps);
     }
     public FactorGraph graph() { return graph; }
     public int numLabels() { return numLabels; }
