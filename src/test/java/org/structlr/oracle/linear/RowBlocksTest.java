@@ -1,4 +1,4 @@
-package org.structlr.oracle;
+package org.structlr.oracle.linear;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
