@@ -170,7 +170,7 @@ public final class ImageDecoder {
             reader.setInput(in, true, true);   // one image, no metadata (text chunks are never inflated)
             int w = reader.getWidth(0), h = reader.getHeight(0);
             if (w < 1 || h < 1) throw new BadInputException(file, "unreadable image: header declares " + w + "x" + h + " pixels");
-            InputLimits.IMAGE_PIXELS.check(file, (long) w * h, "image of " + w + "x" + h);
+            InputLimits.IMAGE_PIXELS.check(file, (long) w * h, "image (" + w + "x" + h + ")");
             String[] warning = {null};
             reader.addIIOReadWarningListener((IIOReadWarningListener) (r, message) -> {
                 if (warning[0] == null) warning[0] = message;
