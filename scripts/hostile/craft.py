@@ -92,9 +92,10 @@ def main():
         ihdr = struct.pack(">IIBBBBB", 100000, 100000, 8, 2, 0, 0, 0)
         chunk = struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
         open(out, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk)
-    elif kind == "jpeg-header-bomb":       # SOF0 declaring 65535 x 65535
-        sof = b"\xff\xc0" + struct.pack(">HBHHB", 17, 8, 65535, 65535, 3) + b"\x01\x22\x00\x02\x11\x01\x03\x11\x01"
-        open(out, "wb").write(b"\xff\xd8" + sof + b"\xff\xd9")
+    elif kind == "jpeg-header-bomb":       # SOF0 declaring 60000 x 60000
+        sof = b"\xff\xc0" + struct.pack(">HBHHB", 17, 8, 60000, 60000, 3) + b"\x01\x22\x00\x02\x11\x01\x03\x11\x01"
+        sos = b"\xff\xda" + struct.pack(">HB", 12, 3) + b"\x01\x00\x02\x11\x03\x11\x00\x3f\x00"
+        open(out, "wb").write(b"\xff\xd8" + sof + sos + b"\xff\xd9")
     elif kind == "webp-as-jpg":            # a WebP header named .jpg (the CVE-2023-4863 format)
         open(out, "wb").write(b"RIFF\x24\x00\x00\x00WEBPVP8L\x18\x00\x00\x00\x2f\x00\x00\x00" + bytes(24))
     elif kind == "tiff-as-jpg":

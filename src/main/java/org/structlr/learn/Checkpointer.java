@@ -21,8 +21,12 @@ import org.structlr.data.RemoteFiles;
  */
 public final class Checkpointer implements StateSink {
     private static final Pattern NAME = Pattern.compile("iteration-(\\d{6,})");
-    /** Leftovers of a save that was killed ({@link AtomicFiles#replaceFolder}'s and {@link RemoteFiles#publish}'s temporaries). */
-    private static final Pattern LEFTOVER = Pattern.compile("\\.iteration-\\d{6,}\\.(tmp|old)-.*");
+    /**
+     * Leftovers of a save that was killed: {@link AtomicFiles#replaceFolder}'s temporaries
+     * ({@code .iteration-N.RANDOM.tmp} / {@code .old}) and {@link RemoteFiles#publish}'s
+     * ({@code .iteration-N.tmp-UUID} / {@code .old-UUID}).
+     */
+    static final Pattern LEFTOVER = Pattern.compile("\\.iteration-\\d{6,}\\.([0-9a-z]+\\.(tmp|old)|(tmp|old)-.*)");
 
     /** Complete checkpoints kept: the newest and the one before, to fall back on. */
     static final int KEPT = 2;

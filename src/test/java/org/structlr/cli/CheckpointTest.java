@@ -216,4 +216,17 @@ class CheckpointTest {
         TrainPredictCommandTest.assertUsageError(r, photos.toString(), "not a structlr checkpoint");
         assertEquals(List.of(Path.of("keep.txt")), files(photos));
     }
+
+    /** A save killed part way leaves a temporary sibling: the next run into the same folder deletes it and goes on. */
+    @Test
+    void leftoversOfAKilledSaveAreCleanedUp() throws IOException {
+        Path ck = checkpoint();
+        Files.createDirectories(ck.resolve(".iteration-000003.k2x9q7.tmp").resolve("unary"));   // AtomicFiles.replaceFolder's name
+        Files.createDirectories(ck.resolve(".iteration-000003.tmp-5f0c1a"));                     // HadoopFiles.publish's
+        assertTrue(org.structlr.learn.CheckpointerAccess.isLeftover(".iteration-000003.k2x9q7.tmp"));
+        TrainPredictCommandTest.Run r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(),
+                "--iterations", "3", "--quiet", "--checkpoint", ck.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("iteration-000002", "iteration-000003"), TrainPredictCommandTest.list(ck));
+    }
 }
