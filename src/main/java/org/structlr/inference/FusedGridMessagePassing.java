@@ -37,9 +37,9 @@ public final class FusedGridMessagePassing implements MessagePassing {
     private final double eps;
     private final SweepPool pool;
     /**
-     * Per colour: messages (padded), unary, pairwise. Two labels: {@code pot} holds every edge's
-     * table at both ends (plane per direction and label pair, as {@link FusedGridKernel#pass2} reads
-     * it). More labels: each edge's table once, at its left/upper pixel, row blocks as
+     * Per colour: messages (padded), unary, pairwise. Every edge's table is stored once, at its
+     * left/upper pixel. Two labels: {@code pot} holds a plane per slot (right, down edge) and label
+     * pair, padded like the messages, as {@link FusedGridKernel#pass2} reads it. More labels: row blocks as
      * {@link FusedGridKernel#passL} reads them ({@code pot} in log space, {@code tab} the
      * probability-space tables with their row maxima), {@link #TABLE_PAD} floats before and after.
      */
@@ -95,7 +95,7 @@ public final class FusedGridMessagePassing implements MessagePassing {
                 pot[c] = new float[2 * TABLE_PAD + potEntries * P];
                 tab[c] = new float[2 * TABLE_PAD + tabEntries * P];
             } else {
-                pot[c] = new float[4 * L * L * P];
+                pot[c] = new float[2 * pad + 2 * L * L * P];
             }
             offsets[c] = new int[2 * batch.count()][4];
             for (int k = 0; k < batch.count(); k++) {
@@ -110,7 +110,7 @@ public final class FusedGridMessagePassing implements MessagePassing {
         rowScratch = new float[L > 2 ? schedule.parts.size() : 0][5 * L * FusedGridKernel.S.length()];
         sweepsAtOnce = new int[batch.count()];
         // floats per position (both colours): tables, messages, unary, mask and 1/N
-        int perPosition = (L > 2 ? tabEntries : 4 * L * L) + 4 * L + L + 2;
+        int perPosition = (L > 2 ? tabEntries : 2 * L * L) + 4 * L + L + 2;
         for (int k = 0; k < batch.count(); k++) {
             long stripBytes = 4L * layout.stride[k] * layout.stripRows[k] * 2 * perPosition;
             sweepsAtOnce[k] = (int) Math.max(1, Math.min(16, (CACHE_BUDGET / stripBytes - 2) / 2));
@@ -162,7 +162,7 @@ public final class FusedGridMessagePassing implements MessagePassing {
     private void pass2(int c, int k, int j, int start, int end) {
         if (start >= end) return;
         int[] off = offsets[c][2 * k + j];
-        FusedGridKernel.pass2(lam[c], lam[1 - c], t[c], pot[c], layout.invN[c], layout.realEdge[c], P, pad, start, end,
+        FusedGridKernel.pass2(lam[c], lam[1 - c], t[c], pot[c], pot[1 - c], layout.invN[c], layout.realEdge[c], P, pad, start, end,
                 off[0], off[1], off[2], off[3]);
     }
 
@@ -184,9 +184,9 @@ public final class FusedGridMessagePassing implements MessagePassing {
         return pad + (d * labels + y) * P + i;
     }
 
-    /** Two labels: index in {@code pot[c]} of theta(own y, other yo) of the edge in direction d of position i. */
-    private int potIndex(int d, int y, int yo, int i) {
-        return ((d * labels + y) * labels + yo) * P + i;
+    /** Two labels: index in {@code pot[c]} of theta(own y, other yo) of the right (slot 0) or down (slot 1) edge of position i. */
+    private int potIndex(int slot, int y, int yo, int i) {
+        return pad + ((slot * labels + y) * labels + yo) * P + i;
     }
 
     /** More labels: index of entry {@code e} of variable v's row block in an array with {@code entries} floats per position. */
@@ -198,7 +198,7 @@ public final class FusedGridMessagePassing implements MessagePassing {
     /** theta_e(yi, yj) / eps in float, yi the label of the edge's first end. */
     private float pairPotential(int e, int yi, int yj) {
         int a = graph.edgeFrom(e), d = layout.edgeDir[e];
-        if (labels == 2) return pot[layout.varColour[a]][potIndex(d, yi, yj, layout.varPos[a])];
+        if (labels == 2) return pot[layout.varColour[a]][potIndex(d >> 1, yi, yj, layout.varPos[a])];
         return pot[layout.varColour[a]][tableIndex(a, potEntries, (d >> 1) * labels * labels + yi * labels + yj)];
     }
 
@@ -219,8 +219,7 @@ public final class FusedGridMessagePassing implements MessagePassing {
                 for (int yi = 0; yi < L; yi++) {
                     for (int yj = 0; yj < L; yj++) {
                         float val = (float) (pw[e * L * L + yi * L + yj] / eps);
-                        pot[ca][potIndex(d, yi, yj, ia)] = val;          // first end: own yi, other yj
-                        pot[cb][potIndex(d ^ 1, yj, yi, ib)] = val;      // second end: own yj, other yi
+                        pot[ca][potIndex(d >> 1, yi, yj, ia)] = val;     // once, at the first end (left / upper pixel): own yi, other yj
                     }
                 }
                 continue;
