@@ -1,4 +1,4 @@
-package org.structlr.inference;
+package org.structlr.inference.fused;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
