@@ -8,32 +8,12 @@ import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
-import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.function.Supplier;
-import org.nd4j.linalg.api.buffer.DataType;
-import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
-import org.structlr.graph.Coloring;
-import org.structlr.graph.FactorGraph;
-import org.structlr.graph.Grids;
-import org.structlr.data.Dataset;
-import org.structlr.data.DenoisingGenerator;
-import org.structlr.graph.GridBatch;
 import org.structlr.inference.engines.Engines;
-import org.structlr.inference.fused.FusedGridMessagePassing;
-import org.structlr.inference.nd4j.GraphMessagePassing;
-import org.structlr.inference.nd4j.GridMessagePassing;
-import org.structlr.inference.loop.LoopMessagePassing;
-import org.structlr.inference.MessagePassing;
-import org.structlr.learn.LearnSettings;
-import org.structlr.learn.Training;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -72,8 +52,6 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Benchmark the message-passing engines: star updates (variables updated) per second.")
 final class BenchCommand implements Callable<Integer> {
-    static final double EPS = 0.1;
-    static final long SEED = 20130101L;
 
     @Spec
     CommandSpec spec;
@@ -111,27 +89,6 @@ final class BenchCommand implements Callable<Integer> {
             description = "Run only the rows of cases (a)-(c) whose case and engine name contain every TEXT given, e.g. "
                     + "--only fused --only '(b)' for the fused engine on the 5-label case (default: all rows).")
     List<String> only = new ArrayList<>();
-
-    /** One engine on one case: how to build it (null when it is not in this build). */
-    record EngineSpec(String name, Supplier<MessagePassing> factory) {}
-
-    /** A benchmark problem and the engines that run it. */
-    record Case(String name, int variables, int edges, int labels, List<EngineSpec> engines) {}
-
-    /** One line of the table. */
-    record Row(Case c, String engine, long sweeps, double seconds, double cpuSeconds, String note) {
-        Row(Case c, String engine, String note) {
-            this(c, engine, 0, 0, 0, note);
-        }
-
-        double updatesPerSecond() {
-            return sweeps * (double) c.variables() / seconds;
-        }
-
-        double updatesPerCpuSecond() {
-            return sweeps * (double) c.variables() / cpuSeconds;
-        }
-    }
 
     @Override
     public Integer call() throws IOException {
@@ -171,13 +128,14 @@ final class BenchCommand implements Callable<Integer> {
         w.println(tableHeader());
         w.flush();
 
-        List<Row> rows = new ArrayList<>();
+        List<EngineBench.Row> rows = new ArrayList<>();
         boolean failed = false;
-        for (Case c : cases()) {
-            for (EngineSpec e : c.engines()) {
+        EngineBench bench = new EngineBench(seconds, repeat, sweepsPerCall);
+        for (EngineBench.Case c : EngineBench.cases()) {
+            for (EngineBench.EngineSpec e : c.engines()) {
                 String name = c.name() + " " + e.name();
                 if (!only.stream().allMatch(name::contains)) continue;
-                Row r = withSpeedUp(measure(c, e), rows);
+                EngineBench.Row r = EngineBench.withSpeedUp(bench.measure(c, e), rows);
                 failed |= r.note().startsWith("failed");
                 rows.add(r);
                 w.println(tableRow(r));
@@ -186,244 +144,24 @@ final class BenchCommand implements Callable<Integer> {
         }
         StringBuilder md = new StringBuilder("# structlr message-passing benchmark\n\n").append(header).append('\n')
                 .append("Throughput = star updates per second: variables updated per second, one sweep (iteration) ")
-                .append("updating every variable once. Potentials normal(0, 1), eps = ").append(EPS)
+                .append("updating every variable once. Potentials normal(0, 1), eps = ").append(EngineBench.EPS)
                 .append(", ND4J engines in float, timed for about ").append(seconds).append(" s after a warm-up. ")
                 .append("Per CPU-second: the same divided by the CPU time of the whole process while timing ")
                 .append("(on a busy machine closer to what an idle one gives than wall time).\n\n")
                 .append(tableHeader()).append('\n');
-        for (Row r : rows) md.append(tableRow(r)).append('\n');
+        for (EngineBench.Row r : rows) md.append(tableRow(r)).append('\n');
         if (!noContention) {
-            String t = contention(w);
+            String t = bench.contention(w);
             md.append("\n## (d) Contention: case (a) alone and beside one CPU-bound process\n\n").append(t);
         }
         if (learnIterations > 0) {
-            String t = learningLoop(w);
+            String t = EngineBench.learningLoop(w, learnIterations, threads != null ? threads : Runtime.getRuntime().availableProcessors());
             md.append("\n## (e) Learning loop: (linear, linear) on the denoising set, 16 train / 16 test 100x100\n\n").append(t);
         }
         InferCommand.writeAtomically(out, md.toString().getBytes(StandardCharsets.UTF_8));
         w.println("wrote " + out);
         w.flush();
         return failed ? Main.EXIT_FAILURE : Main.EXIT_OK;
-    }
-
-    /** The three cases; the engines are built lazily, one at a time, so only one lives at once. */
-    static List<Case> cases() {
-        List<Case> cases = new ArrayList<>();
-        cases.add(gridCase("(a) 16 grids 100x100", 16, 100, 100, 2));
-        cases.add(gridCase("(b) 4 grids 256x256", 4, 256, 256, 5));
-
-        int n = 100_000, m = 200_000;
-        Supplier<FactorGraph> random = memo(() -> randomGraph(n, m, 2, SEED));
-        Supplier<Coloring> greedy = memo(() -> Coloring.greedy(random.get()));
-        cases.add(new Case("(c) random graph, degree 4", n, m, 2, List.of(
-                new EngineSpec("fused (Vector API)", () -> {
-                    throw new UnsupportedOperationException("grids only");
-                }),
-                new EngineSpec("graph (ND4J, float)", () -> new GraphMessagePassing(random.get(), greedy.get(), EPS, DataType.FLOAT)),
-                loop(random, greedy))));
-        return cases;
-    }
-
-    private static Case gridCase(String name, int count, int h, int w, int labels) {
-        Supplier<FactorGraph> union = memo(() -> FactorGraph.disjointUnion(Collections.nCopies(count, Grids.grid(h, w, labels, false))));
-        Supplier<Coloring> board = () -> Coloring.checkerboard(h, w, count);
-        int edges = count * (h * (w - 1) + (h - 1) * w);
-        return new Case(name, count * h * w, edges, labels, List.of(
-                fused(count, h, w, labels, 1),
-                fused(count, h, w, labels, 2),
-                new EngineSpec("grid (ND4J, float)", () -> new GridMessagePassing(count, h, w, labels, EPS, DataType.FLOAT)),
-                new EngineSpec("graph (ND4J, float)", () -> new GraphMessagePassing(union.get(), board.get(), EPS, DataType.FLOAT)),
-                loop(union, board)));
-    }
-
-    /** The fused engine on {@code threads} threads; "n/a" without the Vector API module. */
-    private static EngineSpec fused(int count, int h, int w, int labels, int threads) {
-        return new EngineSpec("fused (Vector API), " + threads + (threads == 1 ? " thread" : " threads"), () -> {
-            if (!Engines.vectorApiPresent()) throw new UnsupportedOperationException("start java with --add-modules jdk.incubator.vector");
-            return new FusedGridMessagePassing(GridBatch.uniform(count, h, w), labels, EPS, threads);
-        });
-    }
-
-    private static EngineSpec loop(Supplier<FactorGraph> g, Supplier<Coloring> c) {
-        return new EngineSpec("loop (plain Java)", () -> new LoopMessagePassing(g.get(), c.get(), EPS));
-    }
-
-    /** {@code m} distinct random edges over {@code n} variables (no self-loops), from a fixed seed. */
-    static FactorGraph randomGraph(int n, int m, int labels, long seed) {
-        Random rnd = new Random(seed);
-        Set<Long> seen = new HashSet<>(2 * m);
-        int[][] edges = new int[m][];
-        int k = 0;
-        while (k < m) {
-            int i = rnd.nextInt(n), j = rnd.nextInt(n);
-            if (i == j) continue;
-            int a = Math.min(i, j), b = Math.max(i, j);
-            if (seen.add((long) a * n + b)) edges[k++] = new int[] {a, b};
-        }
-        return FactorGraph.of(n, labels, edges);
-    }
-
-    private static <T> Supplier<T> memo(Supplier<T> s) {
-        return new Supplier<>() {
-            private T value;
-
-            @Override
-            public synchronized T get() {
-                if (value == null) value = s.get();
-                return value;
-            }
-        };
-    }
-
-    /** Builds the engine, sets random potentials, warms up, then times sweeps for about --seconds. */
-    Row measure(Case c, EngineSpec e) {
-        MessagePassing mp;
-        try {
-            mp = e.factory().get();
-        } catch (UnsupportedOperationException ex) {
-            return new Row(c, e.name(), "n/a (" + (ex.getMessage() == null ? "not in this build" : ex.getMessage()) + ")");
-        } catch (RuntimeException | OutOfMemoryError ex) {
-            return new Row(c, e.name(), "failed: " + ex);
-        }
-        try (mp) {
-            FactorGraph g = mp.graph();
-            int l = g.maxLabels();
-            Nd4j.getRandom().setSeed(SEED);
-            INDArray unary = Nd4j.randn(DataType.FLOAT, g.numVariables(), l);
-            INDArray pair = Nd4j.randn(DataType.FLOAT, g.numEdges(), (long) l * l);
-            mp.setPotentials(unary, pair);
-
-            // Warm-up: JIT (the Vector API kernels reach full speed only once C2 has compiled them,
-            // which takes seconds on a busy machine), scratch buffers, native thread pools. Rounds of
-            // ~1/4 of the time until a round is no more than 5% faster than the one before (at most 12).
-            long round = (long) (0.25 * seconds * 1e9);
-            double previous = 0;
-            for (int r = 0; r < 12; r++) {
-                long t0 = System.nanoTime(), k = 0;
-                do {
-                    mp.iterate(sweepsPerCall);
-                    Nd4j.getExecutioner().commit(); // wait for queued device work (a no-op on CPU)
-                    k++;
-                } while (k < 3 || System.nanoTime() - t0 < round);
-                double rate = k / ((System.nanoTime() - t0) / 1e9);
-                if (r > 0 && rate <= 1.05 * previous) break;
-                previous = rate;
-            }
-            List<Row> runs = new ArrayList<>();
-            for (int i = 0; i < repeat; i++) runs.add(timeRun(c, e, mp));
-            runs.sort(java.util.Comparator.comparingDouble(Row::updatesPerSecond));
-            Row median = runs.get((repeat - 1) / 2);
-            double dual = mp.dual();
-            String note = !Double.isFinite(dual) ? "failed: dual is " + dual + " after the sweeps"
-                    : repeat == 1 ? "" : String.format(Locale.ROOT, "median of %d runs (%.1f-%.1f M/s)", repeat,
-                            runs.get(0).updatesPerSecond() / 1e6, runs.get(repeat - 1).updatesPerSecond() / 1e6);
-            return new Row(c, e.name(), median.sweeps(), median.seconds(), median.cpuSeconds(), note);
-        } catch (RuntimeException | OutOfMemoryError ex) {
-            return new Row(c, e.name(), "failed: " + ex);
-        }
-    }
-
-    /** One timed run of about --seconds of sweeps. */
-    private Row timeRun(Case c, EngineSpec e, MessagePassing mp) {
-        long budget = (long) (seconds * 1e9);
-        long sweeps = 0;
-        long cpu0 = processCpuNanos();
-        long start = System.nanoTime(), now;
-        do {
-            mp.iterate(sweepsPerCall);
-            Nd4j.getExecutioner().commit();
-            sweeps += sweepsPerCall;
-            now = System.nanoTime();
-        } while (now - start < budget);
-        return new Row(c, e.name(), sweeps, (now - start) / 1e9, (processCpuNanos() - cpu0) / 1e9, "");
-    }
-
-    /** A fused row on several threads gets its speed-up over the same case's 1-thread row (wall clock) in its note. */
-    static Row withSpeedUp(Row r, List<Row> before) {
-        if (r.sweeps() == 0 || r.note().startsWith("failed") || !r.engine().startsWith("fused") || !r.engine().endsWith(" threads")) return r;
-        for (Row one : before) {
-            if (one.c() == r.c() && one.sweeps() > 0 && one.engine().startsWith("fused") && one.engine().endsWith(" 1 thread")) {
-                String speedUp = String.format(Locale.ROOT, "%.2fx 1 thread", r.updatesPerSecond() / one.updatesPerSecond());
-                return new Row(r.c(), r.engine(), r.sweeps(), r.seconds(), r.cpuSeconds(), r.note().isEmpty() ? speedUp : speedUp + "; " + r.note());
-            }
-        }
-        return r;
-    }
-
-    /** CPU time of this process (all threads, native ones included), or -1 when the JVM cannot tell. */
-    static long processCpuNanos() {
-        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-            return os.getProcessCpuTime();
-        }
-        return -1;
-    }
-
-    /**
-     * Case (a) with the fused engine (2 threads) and the ND4J grid engine, each timed alone and then
-     * beside one CPU-bound process that the bench starts and kills; the ratio is the slow-down.
-     */
-    String contention(PrintWriter w) {
-        Case a = cases().get(0);
-        List<EngineSpec> engines = new ArrayList<>();
-        for (EngineSpec e : a.engines()) if (e.name().endsWith("2 threads") || e.name().startsWith("grid (ND4J")) engines.add(e);
-        StringBuilder t = new StringBuilder("| engine | alone: star updates / s | beside a busy process | slow-down |\n|---|---:|---:|---:|\n");
-        w.println();
-        w.println("(d) contention, case (a):");
-        w.println(t.toString().trim());
-        for (EngineSpec e : engines) {
-            Row alone = measure(a, e);
-            Row busy;
-            Process hog = null;
-            try {
-                hog = new ProcessBuilder("sh", "-c", "while :; do :; done").redirectErrorStream(true).start();
-                busy = measure(a, e);
-            } catch (IOException ex) {
-                busy = new Row(a, e.name(), "failed: cannot start the busy process: " + ex);
-            } finally {
-                if (hog != null) {
-                    hog.destroyForcibly();
-                    try {
-                        hog.waitFor();
-                    } catch (InterruptedException ex) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-            }
-            String line = alone.sweeps() > 0 && busy.sweeps() > 0
-                    ? String.format(Locale.ROOT, "| %s | %,.0f | %,.0f | %.2fx |", e.name(), alone.updatesPerSecond(), busy.updatesPerSecond(),
-                            alone.updatesPerSecond() / busy.updatesPerSecond())
-                    : "| " + e.name() + " | " + alone.note() + " | " + busy.note() + " | |";
-            t.append(line).append('\n');
-            w.println(line);
-            w.flush();
-        }
-        return t.toString();
-    }
-
-    /**
-     * {@code --learn-iterations} iterations of the paper's schedule with linear unary and pairwise
-     * oracles on the denoising set (generated with a fixed seed), through the same path as
-     * {@code train}: the engine is the one {@link Engines} picks.
-     */
-    String learningLoop(PrintWriter w) {
-        int n = threads != null ? threads : Runtime.getRuntime().availableProcessors();
-        Engines.setThreads(n);
-        Dataset data = new DenoisingGenerator().generate(16, 16, SEED);
-        long t0 = System.nanoTime();
-        Training.Outcome o = Training.train(data, "linear", "linear", LearnSettings.paperDefaults(learnIterations, SEED), n,
-                (rec, total) -> { });
-        double total = (System.nanoTime() - t0) / 1e9, it = learnIterations;
-        double err = o.curve().isEmpty() ? Double.NaN : o.curve().get(o.curve().size() - 1).testError();
-        String t = "| iterations | threads | s / iteration | oracle fits | message passing | evaluation | other | test error |\n"
-                + "|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-                + String.format(Locale.ROOT, "| %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.4f |%n", learnIterations, n, total / it,
-                        o.fitSeconds() / it, o.passingSeconds() / it, o.evalSeconds() / it,
-                        (total - o.fitSeconds() - o.passingSeconds() - o.evalSeconds()) / it, err);
-        w.println();
-        w.println("(e) learning loop, seconds per iteration:");
-        w.print(t);
-        w.flush();
-        return t;
     }
 
     static String environment() {
@@ -463,8 +201,8 @@ final class BenchCommand implements Callable<Integer> {
                 + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|";
     }
 
-    static String tableRow(Row r) {
-        Case c = r.c();
+    static String tableRow(EngineBench.Row r) {
+        EngineBench.Case c = r.c();
         boolean ran = r.sweeps() > 0;
         return String.format(Locale.ROOT, "| %s | %s | %,d | %,d | %d | %s | %s | %s | %s | %s | %s |",
                 c.name(), r.engine(), c.variables(), c.edges(), c.labels(),

@@ -45,7 +45,7 @@ public final class InferBench {
         System.out.println("|---:|---:|---:|---:|---:|---:|");
         for (int labels : new int[] {2, 4}) {
             for (int n : new int[] {5_000, 20_000, 50_000, 100_000}) {
-                FactorGraph g = BenchCommand.randomGraph(n, 2 * n, labels, 1);
+                FactorGraph g = EngineBench.randomGraph(n, 2 * n, labels, 1);
                 Nd4j.getRandom().setSeed(1);
                 RandomPairwiseModels.Model m = new RandomPairwiseModels.Model(g, Nd4j.randn(DataType.DOUBLE, n, labels).data().asDouble(),
                         Nd4j.randn(DataType.DOUBLE, g.numEdges(), (long) labels * labels).data().asDouble());
