@@ -18,6 +18,7 @@ import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.LearningReport;
 import org.structlr.learn.Training;
+import org.structlr.oracle.FunctionSpec;
 import org.structlr.model.CrfModel;
 import org.structlr.model.ExampleBatch;
 import org.structlr.model.Predictor;
@@ -136,15 +137,25 @@ public final class Experiment {
     public int threads() { return threads; }
     public int pairsAtOnce() { return pairsAtOnce; }
 
-    /** Trains one pair; writes nothing. */
+    /** Trains one pair, the classes' options at their defaults; writes nothing. */
     public PairResult train(String unary, String pairwise, LearnListener listener) {
-        long t0 = System.nanoTime();
-        Training.Outcome o = Training.train(data, unary, pairwise, settings, threads, listener);
-        return new PairResult(unary, pairwise, o, (System.nanoTime() - t0) / 1e9);
+        return train(FunctionSpec.unary(unary), FunctionSpec.pairwise(pairwise), listener);
     }
 
-    /** Trains one pair and writes its files into {@code out} (see the class comment). */
+    /** Trains one pair (classes with their options); writes nothing. */
+    public PairResult train(FunctionSpec unary, FunctionSpec pairwise, LearnListener listener) {
+        long t0 = System.nanoTime();
+        Training.Outcome o = Training.train(data, unary, pairwise, settings, threads, listener);
+        return new PairResult(unary.name(), pairwise.name(), o, (System.nanoTime() - t0) / 1e9);
+    }
+
+    /** Trains one pair, the classes' options at their defaults, and writes its files into {@code out} (see the class comment). */
     public PairResult runPair(String unary, String pairwise, Path out, LearnListener listener) throws IOException {
+        return runPair(FunctionSpec.unary(unary), FunctionSpec.pairwise(pairwise), out, listener);
+    }
+
+    /** Trains one pair (classes with their options) and writes its files into {@code out} (see the class comment). */
+    public PairResult runPair(FunctionSpec unary, FunctionSpec pairwise, Path out, LearnListener listener) throws IOException {
         PairResult r = train(unary, pairwise, listener);
         writeReport(r, out.resolve("report.json"));
         LearningReport.writeCsv(out.resolve("curve.csv"), r.curve());
@@ -300,7 +311,7 @@ public final class Experiment {
         Path report = dir.resolve("report.json");
         if (!Files.isRegularFile(report)) return null;
         CrfModel model = CrfModel.load(dir.resolve("model"));
-        Map<String, Object> want = Training.settingsMap(u, p, settings);
+        Map<String, Object> want = Training.settingsMap(FunctionSpec.unary(u), FunctionSpec.pairwise(p), settings);
         if (!sameSettings(want, model.settings())) {
             throw new BadInputException(dir, "was trained with other settings " + model.settings() + ", not " + want
                     + ": --resume continues a table with the same settings; use another --out");
