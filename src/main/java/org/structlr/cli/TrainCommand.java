@@ -19,6 +19,7 @@ import org.structlr.learn.Training;
 import org.structlr.metrics.ConfusionMatrix;
 import org.structlr.metrics.Evaluation;
 import org.structlr.model.CrfModel;
+import org.structlr.oracle.FunctionSpec;
 import org.structlr.viz.ConfusionFigure;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -41,6 +42,9 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--pairwise", defaultValue = "linear", converter = FunctionClassConverter.class, completionCandidates = FunctionClassConverter.Names.class, paramLabel = "KIND",
             description = "Pairwise function class, any registered name: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     String pairwise;
+
+    @Mixin
+    ClassOptionsOptions classOptions;
 
     @Option(names = "--iterations", defaultValue = "100", description = "Learning iterations (default: ${DEFAULT-VALUE}).")
     int iterations;
@@ -127,6 +131,7 @@ final class TrainCommand implements Callable<Integer> {
             throw new BadInputException("option '--engine " + engine.engine + "' does not go with --spark yet: the Spark learner runs"
                     + " --engine auto; train without --spark to name an engine");
         }
+        FunctionSpec unarySpec = classOptions.unary(unary), pairSpec = classOptions.pairwise(pairwise);
         ClusterTraining cluster = spark == null ? null : ClusterTraining.find("--spark");
         int threads = common.apply();
         Training.Outcome out;
@@ -140,8 +145,8 @@ final class TrainCommand implements Callable<Integer> {
             if (from != null) checkSameData(from, hash, examplesHash);
             StateSink sink = checkpointer(settings, threads, hash, examplesHash);
             try (TrainingProgress progress = progress(from)) {
-                out = cluster == null ? Training.train(ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink)
-                        : cluster.train(spark, ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink);
+                out = cluster == null ? Training.train(ds, unarySpec, pairSpec, settings, threads, progress, from == null ? null : from.state(), sink)
+                        : cluster.train(spark, ds, unarySpec, pairSpec, settings, threads, progress, from == null ? null : from.state(), sink);
             }
         } else {
             // the driver lists the data set; the executors read and check their own examples
@@ -151,7 +156,7 @@ final class TrainCommand implements Callable<Integer> {
                 if (from != null) checkSameData(from, null, ds.examplesHash());
                 StateSink sink = checkpointer(settings, threads, null, ds.examplesHash());
                 try (TrainingProgress progress = progress(from)) {
-                    out = session.train(ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink);
+                    out = session.train(ds, unarySpec, pairSpec, settings, threads, progress, from == null ? null : from.state(), sink);
                 }
             }
         }
