@@ -19,7 +19,6 @@ import org.structlr.features.UnaryFeatures;
 import org.structlr.features.WorkingSize;
 import org.structlr.model.ClusterPrediction;
 import org.structlr.model.CrfModel;
-import org.structlr.model.ExampleBatch;
 import org.structlr.model.Predictor;
 
 /**
@@ -33,8 +32,7 @@ final class PredictTasks {
 
     /** Predicts one example and writes 'labels', 'marginals' (and 'shape') to {@code out}. */
     static Predictor.Prediction predictExample(CrfModel m, Example ex, Path out, int iterations, double tolerance) throws IOException {
-        ExampleBatch b = new ExampleBatch(List.of(ex), m.numLabels(), m.pairTypes());
-        Predictor.Prediction p = Predictor.predict(m, b, Predictor.defaultStop(b, iterations, tolerance));
+        Predictor.Prediction p = Predictor.predictEach(m, List.of(ex), iterations, tolerance).get(0);   // = serve's answer, bit for bit
         Map<String, NpyArray> arrays = new LinkedHashMap<>();
         arrays.put("labels", NpyArray.ofInts(p.labels(), p.labels().length));
         INDArray marg = p.marginals().castTo(DataType.FLOAT);
@@ -48,8 +46,7 @@ final class PredictTasks {
     static Predictor.Prediction predictImage(CrfModel m, ImageReader.WorkingImage img, UnaryFeatures unary, boolean typedEdges,
                                              Path mask, Path probs, int iterations, double tolerance) throws IOException {
         Example ex = img.example(unary, typedEdges);
-        ExampleBatch b = new ExampleBatch(List.of(ex), m.numLabels(), m.pairTypes());
-        Predictor.Prediction p = Predictor.predict(m, b, Predictor.defaultStop(b, iterations, tolerance));
+        Predictor.Prediction p = Predictor.predictEach(m, List.of(ex), iterations, tolerance).get(0);   // = serve's answer, bit for bit
         int L = m.numLabels(), H = img.originalHeight(), W = img.originalWidth();
         float[] working;
         try (INDArray marg = p.marginals().castTo(DataType.FLOAT).dup('c')) {
