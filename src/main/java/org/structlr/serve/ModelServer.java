@@ -11,7 +11,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.structlr.data.AtomicFiles;
 import org.structlr.data.BadInputException;
@@ -30,8 +29,8 @@ import org.structlr.data.BadInputException;
  * ({@code GET /health} answers 503 until the model is loaded and warm, then 200). {@link #reload}
  * loads a model beside the current one, which answers every request until the new one is warm;
  * then requests that arrive are answered by the new one and those already queued finish on the old.
- * {@link #close} stops accepting connections, lets every request in flight finish (up to the
- * request timeout), then stops.
+ * {@link #close} stops accepting connections (requests on open ones get 503), lets every request
+ * in flight finish (up to the request timeout), then stops.
  */
 public final class ModelServer implements AutoCloseable {
     private final ServeSettings settings;
@@ -64,11 +63,10 @@ public final class ModelServer implements AutoCloseable {
         connector.setPort(settings.port());
         connector.setIdleTimeout(Math.max(30_000L, settings.timeoutMs()));
         jetty.addConnector(connector);
-        GracefulHandler graceful = new GracefulHandler();
-        graceful.setHandler(new Routes(this, new Requests(scratch)));
-        jetty.setHandler(graceful);
-        // stop(): connectors stop accepting, requests in flight get up to the request timeout to finish
-        jetty.setStopTimeout(settings.timeoutMs() + 5_000L);
+        jetty.setHandler(new Routes(this, new Requests(scratch)));
+        // close() waits for the requests in flight itself (Jetty's graceful stop also waits for idle
+        // keep-alive connections to time out), then stops Jetty at once
+        jetty.setStopTimeout(0);
         jetty.setStopAtShutdown(false);
     }
 
@@ -183,15 +181,23 @@ public final class ModelServer implements AutoCloseable {
      */
     @Override
     public void close() {
-        stopping = true;
-        try {
-            jetty.stop();
-        } catch (Exception e) {
-            // stop() failing leaves nothing to answer: the connectors are closed either way
+        stopping = true;                                   // requests on open connections: 503 "stopping", Connection: close
+        connector.close();                                 // no new connections
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.timeoutMs() + 5_000L);
+        while (unfinished.get() > 0 && System.nanoTime() < until) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
         }
-        batcher.close(settings.timeoutMs() + 5_000L);
+        batcher.close(Math.max(1, TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime())));
         closeQuietly();
     }
+
+    /** Requests whose response has not been written yet (the close above waits for none to be left). */
+    final java.util.concurrent.atomic.AtomicInteger unfinished = new java.util.concurrent.atomic.AtomicInteger();
 
     private void closeQuietly() {
         try {

@@ -55,6 +55,7 @@ final class Routes extends Handler.Abstract {
         String path = Request.getPathInContext(request);
         String endpoint = METHODS.containsKey(path) ? path : "other";
         server.received.incrementAndGet();
+        server.unfinished.incrementAndGet();
         server.metrics().started();
         Reply reply = new Reply(request, response, callback, endpoint, t0);
         try {
@@ -277,9 +278,16 @@ final class Routes extends Handler.Abstract {
             if (!sent.compareAndSet(false, true)) return;
             response.setStatus(status);
             response.getHeaders().put(HttpHeader.CONTENT_TYPE, type);
+            if (server.stopping()) response.getHeaders().put(HttpHeader.CONNECTION, "close");
             server.metrics().answered(endpoint, status, t0);
             server.answered.incrementAndGet();
-            response.write(true, ByteBuffer.wrap(body), callback);
+            response.write(true, ByteBuffer.wrap(body), Callback.from(() -> {
+                server.unfinished.decrementAndGet();
+                callback.succeeded();
+            }, x -> {
+                server.unfinished.decrementAndGet();
+                callback.failed(x);
+            }));
         }
 
         /** The error's status and one-line message; 500s also go to the server's stderr with their trace. */

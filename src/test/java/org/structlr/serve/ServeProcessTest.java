@@ -53,40 +53,27 @@ class ServeProcessTest {
         byte[] body = Files.readAllBytes(f);
         int[] want = Predictor.predictEach(CrfModel.load(Path.of("models/denoise-boost")), List.of(ex), 500, 1e-5).get(0).labels();
 
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "--add-modules", "jdk.incubator.vector", "-Xmx2g", "-cp", System.getProperty("java.class.path"),
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder pb = new ProcessBuilder(javaBin, "--add-modules", "jdk.incubator.vector", "-Xmx2g", "-cp", System.getProperty("java.class.path"),
                 "org.structlr.cli.Main", "serve", "--model", "models/denoise-boost", "--port", "0", "--threads", "1",
-                "--max-batch", "8", "--max-wait-ms", "100");
+                "--max-batch", "8", "--max-wait-ms", "100", "--timeout-ms", "90000");
         pb.environment().put("OMP_NUM_THREADS", "1");
         pb.redirectErrorStream(true);
+        Path logFile = tmp.resolve("serve.log");
+        pb.redirectOutput(logFile.toFile());
         Process p = pb.start();
-        LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        StringBuilder log = new StringBuilder();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    lines.add(line);
-                    synchronized (log) {
-                        log.append(line).append('\n');
-                    }
-                }
-            } catch (IOException ignored) {
-                // the process ended
-            }
-        });
-        reader.start();
         try {
             String url = null;
             boolean ready = false;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-            while (!ready && System.nanoTime() < deadline) {
-                String line = lines.poll(1, TimeUnit.SECONDS);
-                if (line == null) continue;
-                Matcher m = LISTENING.matcher(line);
+            while (!ready && System.nanoTime() < deadline && p.isAlive()) {
+                Thread.sleep(200);
+                String sofar = Files.readString(logFile);
+                Matcher m = LISTENING.matcher(sofar);
                 if (m.find()) url = m.group(1);
-                ready = line.startsWith("ready:");
+                ready = sofar.contains("\nready:");
             }
-            assertTrue(ready && url != null, "the server started: " + log);
+            assertTrue(ready && url != null, "the server started: " + Files.readString(logFile));
             ServeClient c = new ServeClient(url);
             ObjectMapper json = new ObjectMapper();
             AtomicInteger ok = new AtomicInteger(), refused = new AtomicInteger(), answered = new AtomicInteger();
@@ -130,11 +117,7 @@ class ServeProcessTest {
             assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the server exited");
             for (Future<?> r : running) r.get(120, TimeUnit.SECONDS);
             clients.shutdown();
-            reader.join(10_000);
-            String out;
-            synchronized (log) {
-                out = log.toString();
-            }
+            String out = Files.readString(logFile);
             assertEquals(0, p.exitValue(), out);
             Matcher stopping = STOPPING.matcher(out), stopped = STOPPED.matcher(out);
             assertTrue(stopping.find() && stopped.find(), out);
