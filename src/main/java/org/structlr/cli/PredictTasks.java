@@ -47,7 +47,7 @@ final class PredictTasks {
      * "color"), optionally the probabilities .npz and a folder for one probability map per class.
      */
     record ImageOutputs(Path labels, String format, Path probabilities, Path marginals) {
-        static final java.util.List<String> FORMATS = java.util.List.of("mask", "index", "color");
+        static final java.util.List<String> FORMATS = LabelImages.FORMATS;
 
         ImageOutputs {
             if (!FORMATS.contains(format)) throw new IllegalArgumentException("format " + format + " is not one of " + FORMATS);
@@ -70,12 +70,7 @@ final class PredictTasks {
         }
         float[] full = LabelImages.resizeBilinear(working, img.height(), img.width(), L, H, W);
         int[] labels = LabelImages.argmax(full, L);
-        java.awt.image.BufferedImage picture = switch (out.format()) {
-            case "index" -> LabelImages.indexImage(labels, H, W, m.classes());
-            case "color" -> LabelImages.colorImage(labels, H, W, m.classes());
-            default -> LabelImages.mask(labels, H, W, L);
-        };
-        LabelImages.writePng(out.labels(), picture);
+        LabelImages.writePng(out.labels(), LabelImages.picture(out.format(), labels, H, W, m.classes()));
         if (out.probabilities() != null) {
             Map<String, NpyArray> arrays = new LinkedHashMap<>();
             arrays.put("probabilities", NpyArray.ofFloats(full, H, W, L));

@@ -25,7 +25,6 @@ import org.structlr.data.ExampleIO;
 import org.structlr.data.NpyArray;
 import org.structlr.data.Npz;
 import org.structlr.features.ImageDecoder;
-import org.structlr.features.LabelImages;
 import org.structlr.model.Predictor;
 
 /**
@@ -218,10 +217,6 @@ final class Requests {
         }
     }
 
-    /** The labels picture of an image: "mask" (grey, {@link LabelImages#mask}). */
-    static byte[] labelsPicture(String format, int[] labels, int h, int w, int numLabels) {
-        return png(LabelImages.mask(labels, h, w, numLabels));
-    }
 
     // ------------------------------------------------------------------ helpers
 

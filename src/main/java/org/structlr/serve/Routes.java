@@ -39,7 +39,6 @@ import org.structlr.model.Predictor;
 final class Routes extends Handler.Abstract {
     private static final Map<String, String> METHODS = Map.of("/health", "GET", "/metrics", "GET", "/v1/model", "GET",
             "/v1/predict", "POST", "/v1/segment", "POST", "/v1/reload", "POST");
-    static final List<String> FORMATS = List.of("mask");
 
     private final ModelServer server;
     private final Requests requests;
@@ -134,8 +133,8 @@ final class Routes extends Handler.Abstract {
         Fields q = Request.extractQueryParameters(request);
         String format = q.getValue("format") == null ? "mask" : q.getValue("format");
         boolean json = acceptsJson(request, false);
-        if (!json && !FORMATS.contains(format)) {
-            throw new BadInputException("query parameter 'format' must be one of " + String.join(", ", FORMATS) + ", got '" + format + "'");
+        if (!json && !LabelImages.FORMATS.contains(format)) {
+            throw new BadInputException("query parameter 'format' must be one of " + String.join(", ", LabelImages.FORMATS) + ", got '" + format + "'");
         }
         byte[] body = body(request);
         Requests.checkImage(request.getHeaders().get(HttpHeader.CONTENT_TYPE), body, server.settings().maxPixels());
@@ -152,13 +151,16 @@ final class Routes extends Handler.Abstract {
                 out.put("height", H);
                 out.put("width", W);
                 out.put("num_labels", L);
+                List<String> names = new java.util.ArrayList<>();
+                for (int c = 0; c < L; c++) names.add(m.model().classes().name(c));
+                out.put("classes", names);
                 float[][][] probs = new float[L][H][W];
                 for (int i = 0; i < H * W; i++) for (int c = 0; c < L; c++) probs[c][i / W][i % W] = full[i * L + c];
                 out.put("probabilities", probs);
                 Requests.inference(out, p, m.generation());
                 reply.json(200, out);
             } else {
-                reply.send(200, Requests.PNG, Requests.labelsPicture(format, labels, H, W, L));
+                reply.send(200, Requests.PNG, Requests.png(LabelImages.picture(format, labels, H, W, m.model().classes())));
             }
         });
     }
@@ -206,19 +208,38 @@ final class Routes extends Handler.Abstract {
 
     // ------------------------------------------------------------------ request helpers
 
-    /** The body, refused with 413 beyond the limit: by its declared length before reading, else while reading. */
+    /**
+     * The body, refused with 413 beyond the limit: by its declared length before reading, else
+     * while reading. The rest of a refused body is read and dropped (up to {@link #DRAIN} bytes),
+     * so the client, still sending, receives the 413 instead of a reset connection.
+     */
     private byte[] body(Request request) {
         long max = server.settings().maxBodyBytes();
         long declared = request.getLength();
-        if (declared > max) throw tooLarge(declared + " bytes");
         try (InputStream in = Content.Source.asInputStream(request)) {
+            if (declared > max) {
+                drain(in);
+                throw tooLarge(declared + " bytes");
+            }
             byte[] b = in.readNBytes((int) max + 1);
-            if (b.length > max) throw tooLarge("more than " + max + " bytes");
+            if (b.length > max) {
+                drain(in);
+                throw tooLarge("more than " + max + " bytes");
+            }
             if (b.length == 0) throw new BadInputException(Requests.BODY + ": empty (send the example or image as the body)");
             return b;
         } catch (IOException e) {
             throw new BadInputException(Requests.BODY + ": could not be read: " + e.getMessage());
         }
+    }
+
+    /** Bytes of a refused body read and dropped at most; past that the connection is closed under the client. */
+    static final long DRAIN = 64L << 20;
+
+    private static void drain(InputStream in) throws IOException {
+        long left = DRAIN;
+        byte[] buf = new byte[1 << 16];
+        for (int r; left > 0 && (r = in.read(buf, 0, (int) Math.min(buf.length, left))) > 0; ) left -= r;
     }
 
     private ServeException tooLarge(String size) {

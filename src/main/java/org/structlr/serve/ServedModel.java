@@ -35,7 +35,7 @@ public final class ServedModel {
         String why = null;
         try {
             r = ImageRecipe.ofModel(model.provenance(), model.unary() instanceof ImageScoreFunction);
-            r.check(model.unaryFeatures(), model.pairFeatures(), model.pairTypes().size());
+            r.check(model.unaryFeatures(), model.pairFeatures(), model.pairTypes().size(), "its image recipe (" + r.unary() + ")");
         } catch (BadInputException e) {
             r = null;
             why = e.getMessage();
@@ -81,6 +81,11 @@ public final class ServedModel {
         c.put("loaded_at_ms", loadedAtMillis);
         c.put("num_labels", model.numLabels());
         c.put("eps", model.eps());
+        List<Map<String, Object>> classes = new ArrayList<>();
+        for (int k = 0; k < model.numLabels(); k++) {
+            classes.add(Map.of("index", k, "name", model.classes().name(k), "color", String.format("#%06x", model.classes().color(k) & 0xffffff)));
+        }
+        c.put("classes", classes);
         c.put("unary", Map.of("kind", model.unary() == null ? "zero" : model.unary().kind(), "features", model.unaryFeatures()));
         List<Map<String, Object>> pair = new ArrayList<>();
         for (int t = 0; t < model.pairTypes().size(); t++) {

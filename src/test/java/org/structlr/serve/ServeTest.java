@@ -191,6 +191,20 @@ class ServeTest {
             assertEquals(want.getWidth(), got.getWidth());
             assertEquals(want.getHeight(), got.getHeight());
             for (int y = 0; y < want.getHeight(); y++) for (int x = 0; x < want.getWidth(); x++) assertEquals(want.getRGB(x, y), got.getRGB(x, y), format + " mask at " + x + "," + y);
+            // the class-index and class-colour pictures: the same pixels as predict --format
+            for (String kind : List.of("index", "color")) {
+                Path pic = tmp.resolve("photo-" + format + "-" + kind + ".png");
+                predictCli("predict", "--model", HORSES.toString(), "--input", in.toString(), "--output", pic.toString(), "--format", kind,
+                        "--threads", "1", "--quiet");
+                ServeClient.Answer a = hs.post("/v1/segment?format=" + kind, null, bytes, Requests.PNG);
+                assertEquals(200, a.status(), a.text());
+                BufferedImage w = ImageIO.read(pic.toFile()), g = ImageIO.read(new ByteArrayInputStream(a.body()));
+                assertEquals(w.getType(), g.getType(), kind);
+                for (int y = 0; y < w.getHeight(); y++) for (int x = 0; x < w.getWidth(); x++) {
+                    assertEquals(w.getRGB(x, y), g.getRGB(x, y), format + " " + kind + " at " + x + "," + y);
+                    assertEquals(w.getRaster().getSample(x, y, 0), g.getRaster().getSample(x, y, 0), format + " " + kind + " sample at " + x + "," + y);
+                }
+            }
             // the probabilities: the same floats, [L][H][W] in JSON, [H, W, L] in predict's .npz
             ServeClient.Answer j = hs.post("/v1/segment", null, bytes, Requests.JSON);
             assertEquals(200, j.status(), j.text());
