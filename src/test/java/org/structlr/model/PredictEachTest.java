@@ -129,6 +129,27 @@ class PredictEachTest {
     }
 
     @Test
+    void aBatchTooLargeForTheLoopEngineFallsBackToOneEngineEach() {
+        // each chain alone is small enough for the loop engine; the four together would get the
+        // ND4J graph engine, which is not separable: each is then run on an engine of its own
+        CrfModel m = model(3, 2, 2, 5);
+        Random r = new Random(6);
+        List<Example> xs = new ArrayList<>();
+        for (int k = 0; k < 4; k++) {
+            int v = 3000 + k;
+            List<Integer> edges = new ArrayList<>();
+            for (int i = 0; i + 1 < v; i++) { edges.add(i); edges.add(i + 1); }
+            xs.add(general(v, edges, 2, 2, r).build());
+        }
+        List<org.structlr.graph.FactorGraph> gs = xs.stream().map(x -> x.graph(3, List.of("pairwise"))).toList();
+        try (var union = Engines.forBatch(org.structlr.graph.FactorGraph.disjointUnion(gs), Collections.nCopies(4, null), 0.1);
+             var alone = Engines.forBatch(gs.get(0), Collections.nCopies(1, null), 0.1)) {
+            assertTrue(!Engines.separable(union) && Engines.separable(alone), union.getClass() + " / " + alone.getClass());
+        }
+        check(m, xs, 60, 1e-6);
+    }
+
+    @Test
     void denoisingModelOnItsOwnExamples() {
         CrfModel m = CrfModel.load(Path.of("models/denoise-boost"));
         List<Example> xs = new ArrayList<>(new DenoisingGenerator().generate(1, 3, 20, 24, 5).test());

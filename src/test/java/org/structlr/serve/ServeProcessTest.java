@@ -5,10 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,7 +14,6 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,7 +28,7 @@ import org.structlr.model.CrfModel;
 import org.structlr.model.Predictor;
 
 /**
- * {@code structlr serve} as a process: SIGTERM while 8 clients keep it busy stops accepting,
+ * {@code structlr serve} as a process: SIGHUP reloads the model; SIGTERM while 8 clients keep it busy stops accepting,
  * answers every request it had received (the server's own count of received and answered
  * requests, and the clients' count of answers, agree), and exits 0. The signal is sent only after
  * answers have come back and while requests are in flight (the server says how many: the test
@@ -74,6 +70,10 @@ class ServeProcessTest {
                 ready = sofar.contains("\nready:");
             }
             assertTrue(ready && url != null, "the server started: " + Files.readString(logFile));
+            // SIGHUP reloads the model folder (generation 2) without stopping
+            assertEquals(0, new ProcessBuilder("kill", "-HUP", Long.toString(p.pid())).start().waitFor());
+            while (!Files.readString(logFile).contains("(generation 2)") && System.nanoTime() < deadline && p.isAlive()) Thread.sleep(200);
+            assertTrue(Files.readString(logFile).contains("reloaded models/denoise-boost (generation 2)"), Files.readString(logFile));
             ServeClient c = new ServeClient(url);
             ObjectMapper json = new ObjectMapper();
             AtomicInteger ok = new AtomicInteger(), refused = new AtomicInteger(), answered = new AtomicInteger();
@@ -100,8 +100,10 @@ class ServeProcessTest {
                         answered.incrementAndGet();
                         if (a.status() == 200) {
                             ok.incrementAndGet();
-                            int[] labels = json.treeToValue(json.readTree(a.body()).get("labels"), int[].class);
+                            var j = json.readTree(a.body());
+                            int[] labels = json.treeToValue(j.get("labels"), int[].class);
                             if (!java.util.Arrays.equals(want, labels)) wrong.add("labels differ from predict's");
+                            if (j.get("model_generation").asInt() != 2) wrong.add("answered by generation " + j.get("model_generation"));
                         } else if (!(a.status() == 503 && a.text().contains("stopping"))) {
                             wrong.add(a.status() + " " + a.text());
                         }
