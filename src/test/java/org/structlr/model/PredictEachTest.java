@@ -137,7 +137,7 @@ class PredictEachTest {
         Random r = new Random(6);
         List<Example> xs = new ArrayList<>();
         for (int k = 0; k < 4; k++) {
-            int v = 3000 + k;
+            int v = 9000 + k;   // alone ~189,000 entries (2 E L^2 + V L) <= Engines.SMALL_GRAPH; the four ~757,000 above it
             List<Integer> edges = new ArrayList<>();
             for (int i = 0; i + 1 < v; i++) { edges.add(i); edges.add(i + 1); }
             xs.add(general(v, edges, 2, 2, r).build());
