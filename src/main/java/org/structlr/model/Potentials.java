@@ -41,9 +41,11 @@ public final class Potentials {
     /** [V, L] Hamming loss augmentation Delta_i(y) = [y != y_i]: 1 where y differs from the true label. */
     public static INDArray hammingLoss(ExampleBatch b) {
         int[] labels = b.labels();
-        INDArray d = Nd4j.ones(DataType.FLOAT, labels.length, b.numLabels());
-        for (int v = 0; v < labels.length; v++) d.putScalar(v, labels[v], 0f);
-        return d;
+        int L = b.numLabels();
+        float[] d = new float[labels.length * L];   // on the host, once per batch
+        java.util.Arrays.fill(d, 1f);
+        for (int v = 0; v < labels.length; v++) d[v * L + labels[v]] = 0f;
+        return Nd4j.create(d, new long[] {labels.length, L}, 'c');
     }
 
     /** Fraction of variables whose decoded label differs from the truth (per-variable Hamming error). */
