@@ -156,27 +156,22 @@ public final class BatchStates implements ExampleStates {
         if (trainEval != null) {
             trainEval.setPotentials(thetaU0, thetaP);
             trainEval.iterate(sweeps);
-            trainWrong = wrong(train, trainEval.decode());
-            trainVars = train.graph().numVariables();
+            long[] c = Potentials.wrongAndLabelled(train, trainEval.decode());
+            trainWrong = c[0];
+            trainVars = c[1];
             if (!trainEval.exactState()) reseat(trainEval);
         }
         if (testEval != null) {
             testEval.setPotentials(Potentials.unary(test, current.unary(), eps), Potentials.pairwise(test, current.pair(), eps));
             testEval.iterate(sweeps);
             if (test.hasLabels()) {
-                testWrong = wrong(test, testEval.decode());
-                testVars = test.graph().numVariables();
+                long[] c = Potentials.wrongAndLabelled(test, testEval.decode());
+                testWrong = c[0];
+                testVars = c[1];
             }
             if (!testEval.exactState()) reseat(testEval);
         }
         return new Errors(trainWrong, trainVars, testWrong, testVars);
-    }
-
-    private static long wrong(ExampleBatch b, int[] decoded) {
-        int[] labels = b.labels();
-        long w = 0;
-        for (int v = 0; v < labels.length; v++) if (decoded[v] != labels[v]) w++;
-        return w;
     }
 
     @Override

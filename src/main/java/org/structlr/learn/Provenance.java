@@ -39,7 +39,7 @@ public final class Provenance {
     private Provenance() {}
 
     /** Keys of the data set's {@link Dataset#INFO_FILE} copied into the model as its image recipe. */
-    public static final List<String> IMAGE_RECIPE_KEYS = List.of("unary_features", "height", "width", "longest", "cell", "patch");
+    public static final List<String> IMAGE_RECIPE_KEYS = List.of("unary_features", "height", "width", "longest", "own_size", "cell", "patch");
 
     /** The provenance of a model trained on {@code data} (hashed here) with seed {@code seed}. */
     public static Map<String, Object> of(Dataset data, long seed) {

@@ -31,6 +31,7 @@ public final class Targets {
 
     private Targets(ExampleBatch b) {
         if (!b.hasLabels()) throw new IllegalArgumentException("training examples must carry labels");
+        if (b.hasVoid()) throw new IllegalArgumentException("training on void labels is not supported yet (no term of their own)");
         L = b.numLabels();
         labels = b.labels();
         int[] joint = b.jointLabels();

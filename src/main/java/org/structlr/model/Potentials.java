@@ -48,11 +48,25 @@ public final class Potentials {
         return Nd4j.create(d, new long[] {labels.length, L}, 'c');
     }
 
-    /** Fraction of variables whose decoded label differs from the truth (per-variable Hamming error). */
+    /**
+     * Fraction of the labelled variables whose decoded label differs from the truth (per-variable
+     * Hamming error; void variables, {@link org.structlr.data.Example#VOID}, are not counted); NaN
+     * when no variable is labelled.
+     */
     public static double error(ExampleBatch b, int[] decoded) {
+        long[] c = wrongAndLabelled(b, decoded);
+        return c[1] == 0 ? Double.NaN : (double) c[0] / c[1];
+    }
+
+    /** {wrong labels, labelled variables} of decoded labels (void variables not counted): what {@link #error} divides. */
+    public static long[] wrongAndLabelled(ExampleBatch b, int[] decoded) {
         int[] labels = b.labels();
-        int wrong = 0;
-        for (int v = 0; v < labels.length; v++) if (decoded[v] != labels[v]) wrong++;
-        return (double) wrong / labels.length;
+        long wrong = 0, labelled = 0;
+        for (int v = 0; v < labels.length; v++) {
+            if (labels[v] == org.structlr.data.Example.VOID) continue;
+            labelled++;
+            if (decoded[v] != labels[v]) wrong++;
+        }
+        return new long[] {wrong, labelled};
     }
 }
