@@ -175,33 +175,71 @@ final class PartitionStates implements ExampleStates {
         materialised();
     }
 
-    /** One broadcast per block of its slices of a state's messages (resumed through the messages). */
+    /**
+     * One broadcast per block of its part of a saved state: the block's exact engine states when
+     * the state is this class's ({@link #concat}: written by a Spark run with as many blocks), else
+     * its slice of the messages (a checkpoint of one machine, or of another layout: resumed through
+     * the messages).
+     */
     private List<Broadcast<Engines>> slices(Engines from) {
         if (from.train() == null) throw new IllegalArgumentException("the state lacks the training engine's messages");
         if (evaluation && (from.trainEval() == null || (data.testEdges.length > 0 && from.testEval() == null))) {
             throw new IllegalArgumentException("the state lacks the messages of the evaluation engines");
         }
+        List<BlockLayout.Spec> specs = data.layout.specs();
+        long trainBlocks = specs.stream().filter(s -> !s.test()).count(), testBlocks = specs.size() - trainBlocks;
+        List<EngineState> train = split(from.train(), trainBlocks), trainEval = split(from.trainEval(), trainBlocks);
+        List<EngineState> testEval = split(from.testEval(), testBlocks);
         List<Broadcast<Engines>> out = new ArrayList<>();
-        for (BlockLayout.Spec s : data.layout.specs()) {
+        int k = 0;
+        for (BlockLayout.Spec s : specs) {
             int[] edges = s.test() ? data.testEdges : data.trainEdges;
             long lo = 0, n = 0;
-            for (int k = 0; k < s.first(); k++) lo += edges[k];
-            for (int k = s.first(); k < s.first() + s.count(); k++) n += edges[k];
+            for (int e = 0; e < s.first(); e++) lo += edges[e];
+            for (int e = s.first(); e < s.first() + s.count(); e++) n += edges[e];
             int from0 = (int) (lo * 2 * L), to0 = (int) ((lo + n) * 2 * L);
-            Engines slice = s.test() ? new Engines(null, null, portable(slice(from.testEval(), from0, to0)))
-                    : new Engines(portable(slice(from.train(), from0, to0)), portable(slice(from.trainEval(), from0, to0)), null);
+            int nth = s.test() ? (int) (s.index() - trainBlocks) : k++;
+            Engines slice = s.test() ? new Engines(null, null, part(from.testEval(), testEval, nth, from0, to0))
+                    : new Engines(part(from.train(), train, nth, from0, to0), part(from.trainEval(), trainEval, nth, from0, to0), null);
             out.add(sc.broadcast(slice));
         }
         return out;
     }
 
-    private static float[] slice(EngineState e, int from, int to) {
-        return e == null ? null : java.util.Arrays.copyOfRange(e.messages(), from, to);
+    /** Block {@code nth}'s part: its exact state and messages when the state was split, else its messages only. */
+    private static EngineState part(EngineState whole, List<EngineState> split, int nth, int from, int to) {
+        if (whole == null) return null;
+        float[] m = java.util.Arrays.copyOfRange(whole.messages(), from, to);
+        if (split == null) return new EngineState(null, null, m);
+        EngineState e = split.get(nth);
+        return new EngineState(e.engine(), e.state(), m);
     }
 
     /** Messages as an engine state without an engine-specific part (restored through the messages). */
     private static EngineState portable(float[] messages) {
-        return messages == null ? null : new EngineState(null, null, messages);
+        return new EngineState(null, null, messages);
+    }
+
+    /** The engine of exact states concatenated by {@link #concat}: this prefix and the blocks' engine class. */
+    static final String EXACT = PartitionStates.class.getName() + ":";
+
+    /**
+     * A state written by {@link #concat} cut back into its blocks' exact states (engine, state; no
+     * messages); null when it is not one, or was written with another number of blocks.
+     */
+    private static List<EngineState> split(EngineState e, long blocks) {
+        if (e == null || e.state() == null || e.engine() == null || !e.engine().startsWith(EXACT)) return null;
+        String engine = e.engine().substring(EXACT.length());
+        float[] st = e.state();
+        List<EngineState> out = new ArrayList<>();
+        for (int at = 0; at < st.length; ) {
+            if (at + 2 > st.length) return null;
+            int len = ((int) st[at] << 16) | (int) st[at + 1];
+            if (len < 0 || at + 2 + len > st.length) return null;
+            out.add(new EngineState(engine, java.util.Arrays.copyOfRange(st, at + 2, at + 2 + len), new float[0]));
+            at += 2 + len;
+        }
+        return out.size() == blocks ? out : null;
     }
 
     @Override
@@ -297,25 +335,43 @@ final class PartitionStates implements ExampleStates {
 
     private enum Role { TRAIN, TRAIN_EVAL, TEST_EVAL }
 
-    /** The messages of one engine role over the whole split, in block order (null where no block has that engine). */
+    /**
+     * One engine role over the whole split, in block order: the messages concatenated (one machine's
+     * checkpoint format), and when every block's engine is of one class with an exact state, the
+     * blocks' exact states concatenated, each after its length (two floats of 16 bits), under the
+     * engine name {@link #EXACT} + that class: a Spark run with as many blocks resumes it bit for bit
+     * ({@link #split}), any other run through the messages. Null where no block has that engine.
+     */
     private static EngineState concat(List<Taken> parts, boolean test, Role role) {
-        List<float[]> ms = new ArrayList<>();
+        List<EngineState> es = new ArrayList<>();
         for (Taken t : parts) {
             if (t.test() != test) continue;
             EngineState e = role == Role.TRAIN ? t.engines().train() : role == Role.TRAIN_EVAL ? t.engines().trainEval() : t.engines().testEval();
             if (e == null) return null;
-            ms.add(e.messages());
+            es.add(e);
         }
-        if (ms.isEmpty()) return null;
-        int n = 0;
-        for (float[] m : ms) n += m.length;
-        float[] all = new float[n];
-        int at = 0;
-        for (float[] m : ms) {
-            System.arraycopy(m, 0, all, at, m.length);
-            at += m.length;
+        if (es.isEmpty()) return null;
+        int n = 0, ns = 0;
+        String engine = es.get(0).engine();
+        boolean exact = true;
+        for (EngineState e : es) {
+            n += e.messages().length;
+            exact &= e.state() != null && e.engine() != null && e.engine().equals(engine);
+            if (e.state() != null) ns += 2 + e.state().length;
         }
-        return portable(all);
+        float[] all = new float[n], states = exact ? new float[ns] : null;
+        int at = 0, as = 0;
+        for (EngineState e : es) {
+            System.arraycopy(e.messages(), 0, all, at, e.messages().length);
+            at += e.messages().length;
+            if (!exact) continue;
+            int len = e.state().length;
+            states[as++] = len >>> 16;
+            states[as++] = len & 0xFFFF;
+            System.arraycopy(e.state(), 0, states, as, len);
+            as += len;
+        }
+        return exact ? new EngineState(EXACT + engine, states, all) : portable(all);
     }
 
     // ------------------------------------------------------------------ extrapolation
