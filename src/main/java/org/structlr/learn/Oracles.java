@@ -3,8 +3,7 @@ package org.structlr.learn;
 import java.util.ArrayList;
 import java.util.List;
 import org.structlr.data.DatasetSummary;
-import org.structlr.oracle.FunctionClass;
-import org.structlr.oracle.FunctionClasses;
+import org.structlr.oracle.FunctionSpec;
 import org.structlr.oracle.Oracle;
 
 /**
@@ -17,13 +16,11 @@ public record Oracles(Oracle unary, List<Oracle> pair) implements AutoCloseable 
         pair = List.copyOf(pair);
     }
 
-    /** The oracles for a data set with this summary: {@code unaryKind} for the unary type, {@code pairKind} for every pairwise type. */
-    public static Oracles create(DatasetSummary data, String unaryKind, String pairKind, LearnSettings settings, int threads) {
-        Oracle u = FunctionClasses.get(unaryKind).create(new FunctionClass.Context(true, data.unaryDim(), seed(settings.seed(), Functions.UNARY), threads));
+    /** The oracles for a data set with this summary: {@code unary}'s class for the unary type, {@code pair}'s for every pairwise type. */
+    public static Oracles create(DatasetSummary data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads) {
+        Oracle u = unary.create(data.unaryDim(), seed(settings.seed(), Functions.UNARY), threads);
         List<Oracle> p = new ArrayList<>();
-        for (int t = 0; t < Training.pairTypeNames(data.numPairTypes()).size(); t++) {
-            p.add(FunctionClasses.get(pairKind).create(new FunctionClass.Context(false, data.pairDim(), seed(settings.seed(), t), threads)));
-        }
+        for (int t = 0; t < Training.pairTypeNames(data.numPairTypes()).size(); t++) p.add(pair.create(data.pairDim(), seed(settings.seed(), t), threads));
         return new Oracles(u, p);
     }
 

@@ -26,6 +26,7 @@ import org.structlr.learn.LearnerState;
 import org.structlr.learn.Oracles;
 import org.structlr.learn.StateSink;
 import org.structlr.learn.Training;
+import org.structlr.oracle.FunctionSpec;
 
 /**
  * {@code train --spark MASTER}: opens a Spark context on {@code MASTER} (or joins the one
@@ -49,14 +50,14 @@ public final class SparkTraining implements ClusterTraining {
     static final String LINEAGE_ON_DRIVER = "driver";
 
     @Override
-    public Training.Outcome train(String master, Dataset data, String unaryKind, String pairKind, LearnSettings settings,
+    public Training.Outcome train(String master, Dataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings,
                                   int threads, LearnListener listener, LearnerState from, StateSink sink) {
-        Training.checkApplicable(data, unaryKind, pairKind);
+        Training.checkApplicable(data, unary.name(), pair.name());
         try (Session s = new Session(master)) {
             BlockData blocks = BlockData.shipped(s.context(), data.train(), data.test(), s.partitions);
             try {
-                AlternatingLearner.Result r = s.learn(data.summary(), blocks, unaryKind, pairKind, settings, threads, from, listener, sink);
-                return Training.outcome(data, unaryKind, pairKind, settings, from, r);
+                AlternatingLearner.Result r = s.learn(data.summary(), blocks, unary, pair, settings, threads, from, listener, sink);
+                return Training.outcome(data, unary, pair, settings, from, r);
             } finally {
                 blocks.release();
             }
@@ -150,21 +151,21 @@ public final class SparkTraining implements ClusterTraining {
         }
 
         @Override
-        public Training.Outcome train(ClusterDataset data, String unaryKind, String pairKind, LearnSettings settings, int threads,
+        public Training.Outcome train(ClusterDataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads,
                                       LearnListener listener, LearnerState from, StateSink sink) {
             if (!(data instanceof ReadDataset d)) throw new IllegalArgumentException("not a data set read by this session");
             DatasetSummary s = d.summary();
-            Training.checkApplicable(s, unaryKind, pairKind);
-            AlternatingLearner.Result r = learn(s, d.data(), unaryKind, pairKind, settings, threads, from, listener, sink);
-            return Training.outcome(s, d.info(), Map.of(DataHashes.EXAMPLES_HASH, d.examplesHash()), unaryKind, pairKind, settings, from, r);
+            Training.checkApplicable(s, unary.name(), pair.name());
+            AlternatingLearner.Result r = learn(s, d.data(), unary, pair, settings, threads, from, listener, sink);
+            return Training.outcome(s, d.info(), Map.of(DataHashes.EXAMPLES_HASH, d.examplesHash()), unary, pair, settings, from, r);
         }
 
         /** The one learning loop over the blocks of {@code blocks} on this session's context, the oracles closed after. */
-        AlternatingLearner.Result learn(DatasetSummary data, BlockData blocks, String unaryKind, String pairKind, LearnSettings settings,
+        AlternatingLearner.Result learn(DatasetSummary data, BlockData blocks, FunctionSpec unary, FunctionSpec pair, LearnSettings settings,
                                         int threads, LearnerState from, LearnListener listener, StateSink sink) {
             List<String> types = Training.pairTypeNames(data.numPairTypes());
             JavaSparkContext sc = context();
-            Oracles oracles = Oracles.create(data, unaryKind, pairKind, settings, threads);
+            Oracles oracles = Oracles.create(data, unary, pair, settings, threads);
             boolean lineageOnExecutors = !LINEAGE_ON_DRIVER.equals(sc.getConf().get(LINEAGE_DIR, null)) && sc.sc().getCheckpointDir().isDefined();
             try (oracles; PartitionStates states = new PartitionStates(sc, blocks, settings.eps(), settings.evalSweeps() > 0, data.numLabels(), types,
                     data.unaryDim(), data.pairDim(), cutEvery, lineageOnExecutors)) {

@@ -86,9 +86,9 @@ class ScheduleLearnerTest {
         ExampleBatch train = new ExampleBatch(data.train(), L, Training.pairTypeNames(data.numPairTypes()));
         int T = train.numPairTypes();
         FunctionClass linear = FunctionClasses.get("linear");
-        Oracle uo = linear.create(new FunctionClass.Context(true, data.unaryDim(), s.seed(), 1));
+        Oracle uo = linear.create(new FunctionClass.Context(true, data.unaryDim(), Oracles.seed(s.seed(), Functions.UNARY), 1));
         List<Oracle> po = new java.util.ArrayList<>();
-        for (int t = 0; t < T; t++) po.add(linear.create(new FunctionClass.Context(false, data.pairDim(), s.seed() + 1 + t, 1)));
+        for (int t = 0; t < T; t++) po.add(linear.create(new FunctionClass.Context(false, data.pairDim(), Oracles.seed(s.seed(), t), 1)));
         INDArray delta = Potentials.hammingLoss(train);
         int[] y = train.labels(), yy = train.jointLabels();
         ScoreFunction u = null;
