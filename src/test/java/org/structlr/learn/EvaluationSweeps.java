@@ -81,7 +81,7 @@ public final class EvaluationSweeps {
                 return true;
             }
         };
-        try (Oracles o = Oracles.create(ds.summary(), "linear", "linear", s, 1)) {
+        try (Oracles o = Oracles.create(ds.summary(), org.structlr.oracle.FunctionSpec.unary("linear"), org.structlr.oracle.FunctionSpec.pairwise("linear"), s, 1)) {
             new AlternatingLearner(s, o.unary(), o.pair()).train(train, null, probe);
         }
         System.out.printf(Locale.ROOT, "learning %.1f s;", learnSeconds[0]);
