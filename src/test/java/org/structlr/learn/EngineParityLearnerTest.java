@@ -3,12 +3,19 @@ package org.structlr.learn;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.structlr.data.Dataset;
 import org.structlr.data.DenoisingGenerator;
 import org.structlr.inference.engines.EngineChoice;
+import org.structlr.inference.fused.FusedGridMessagePassing;
+import org.structlr.inference.loop.LoopMessagePassing;
+import org.structlr.inference.nd4j.GridMessagePassing;
+import org.structlr.model.ExampleBatch;
+import org.structlr.oracle.linear.LinearOracle;
 
 /**
  * Learning through the ND4J engines (the CUDA path; here on ND4J's CPU backend) gives the fused
@@ -40,5 +47,32 @@ class EngineParityLearnerTest {
             assertEquals(x.testError(), y.testError(), 0.0, at + " test error");
         }
         assertEquals("nd4j", nd4j.model().settings().get("engine"));
+    }
+
+    /** The parity above would hold if --engine were ignored: here the learner's engine is the one named. */
+    @Test
+    void theNamedEngineRunsTheLearning() {
+        Dataset data = new DenoisingGenerator().generate(2, 2, 12, 12, 7);
+        List<String> types = Training.pairTypeNames(data.numPairTypes());
+        ExampleBatch train = new ExampleBatch(data.train(), 2, types), test = new ExampleBatch(data.test(), 2, types);
+        Object[][] cases = {{EngineChoice.FUSED, FusedGridMessagePassing.class}, {EngineChoice.ND4J, GridMessagePassing.class},
+                {EngineChoice.LOOP, LoopMessagePassing.class}, {EngineChoice.AUTO, FusedGridMessagePassing.class}};
+        for (Object[] c : cases) {
+            List<String> seen = new ArrayList<>();
+            StateSink sink = new StateSink() {
+                @Override public boolean wants(int iteration, int total) { return true; }
+                @Override public void accept(LearnerState s) {
+                    seen.add(s.train().engine());
+                    seen.add(s.trainEval().engine());
+                    seen.add(s.testEval().engine());
+                }
+            };
+            LearnSettings s = new LearnSettings(1, 0.1, 3, 3, 1, 3).withEngine((EngineChoice) c[0]);
+            List<org.structlr.oracle.Oracle> pair = new ArrayList<>();
+            for (int t = 0; t < types.size(); t++) pair.add(new LinearOracle());
+            new AlternatingLearner(s, new LinearOracle(), pair).train(train, test, null, LearnListener.NONE, sink);
+            String want = ((Class<?>) c[1]).getName();
+            assertEquals(List.of(want, want, want), seen, "--engine " + c[0] + ": training, train- and test-evaluation engines");
+        }
     }
 }
