@@ -33,8 +33,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code structlr infer FILE.uai}: smoothed-LP marginals and decoded labels of a pairwise UAI
- * MARKOV network (DESIGN §1). {@code --format json} (the default) writes
+ * {@code structlr infer FILE.uai}: smoothed-LP marginals and decoded labels of a UAI MARKOV or
+ * BAYES network with factors over any number of variables (DESIGN §1; a BAYES network's CPTs are its
+ * factors). {@code --format json} (the default) writes
  *
  * <pre>
  * {"dual": .., "primal": .., "gap": .., "iterations": .., "converged": ..,
@@ -50,14 +51,14 @@ import picocli.CommandLine.Spec;
  * <p>The marginals of each variable have that variable's own label count (1 for a single-label
  * variable). The potentials are the logs of the tables (constant, empty-scope factors dropped) and
  * the dual is the smoothed dual of DESIGN §1 for them, an upper bound on the smoothed LP value,
- * tight when the gap is 0. The energy is {@code sum_i theta_i(y_i) + sum_a theta_a(y_i, y_j)} of the
+ * tight when the gap is 0. The energy is {@code sum_i theta_i(y_i) + sum_a theta_a(y_i, y_j) + sum_r theta_r(y_r)} of the
  * labels, the log-probability up to log Z; when the labels break a hard constraint it is minus
  * infinity, written as {@code null} with {@code "feasible": false}. A non-finite dual, primal or gap
  * is written as {@code null}. An output file is written through {@link AtomicFiles}: a failed run
  * leaves no output file and never a partial one.
  */
 @Command(name = "infer", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Smoothed-LP inference (star-update message passing) on a pairwise UAI MARKOV file; "
+        description = "Smoothed-LP inference (star-update message passing) on a UAI MARKOV or BAYES file (factors over any number of variables); "
                 + "writes the dual, primal, gap, decoded labels, their energy and the marginals as JSON, "
                 + "or the UAI competition's MAR / MAP result files.")
 final class InferCommand implements Callable<Integer> {
@@ -84,7 +85,7 @@ final class InferCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "FILE.uai", description = "A UAI MARKOV network with factors over 1 or 2 variables.")
+    @Parameters(index = "0", paramLabel = "FILE.uai", description = "A UAI MARKOV or BAYES network (factors over any number of variables).")
     Path file;
 
     @Option(names = "--evidence", paramLabel = "FILE.evid",
@@ -118,6 +119,12 @@ final class InferCommand implements Callable<Integer> {
             description = "Write the result here (atomically) instead of to standard output.")
     Path output;
 
+    @Option(names = "--max-entries", paramLabel = "N", defaultValue = "33554432",
+            description = "Refuse a model whose potentials need more than N entries (variables and pairs padded to the "
+                    + "largest label count, plus every table over 3+ variables), or whose file's tables hold more; "
+                    + "checked before anything of that size is allocated (default: ${DEFAULT-VALUE} = 2^25).")
+    long maxEntries;
+
     @Option(names = "--engine", paramLabel = "ENGINE", defaultValue = "auto",
             description = "One of ${COMPLETION-CANDIDATES}: graph = ND4J, batched by colour; loop = plain Java; "
                     + "auto = loop for models up to " + AUTO_LOOP_MAX_ENTRIES + " pairwise entries, else graph (default: ${DEFAULT-VALUE}).")
@@ -142,22 +149,24 @@ final class InferCommand implements Callable<Integer> {
         if (!(tolerance >= 0)) {
             throw new ParameterException(spec.commandLine(), "--tolerance must be at least 0, got " + tolerance);
         }
+        if (maxEntries < 2) {
+            throw new ParameterException(spec.commandLine(), "--max-entries must be at least 2, got " + maxEntries);
+        }
         Path out = output == null ? null : output.toAbsolutePath();
         if (out != null) checkWritable(out);
 
-        UaiReader.Model model = UaiReader.read(file);
+        UaiReader.Model model = UaiReader.read(file, UaiReader.Limits.DEFAULT.withMaxEntries(maxEntries));
         if (evidence != null) {
             int[] card = new int[model.numVariables()];
             for (int i = 0; i < card.length; i++) card[i] = model.cardinality(i);
             model = model.withEvidence(UaiEvidence.read(evidence, card), evidence);
         }
         FactorGraph g = model.graph();
-        INDArray unary = model.unary(DataType.DOUBLE), pairwise = model.pairwise(DataType.DOUBLE);
-        LabelingEnergy energy = new LabelingEnergy(g, unary.data().asDouble(),
-                g.numEdges() == 0 ? new double[0] : pairwise.data().asDouble());
+        INDArray unary = model.unary(DataType.DOUBLE), pairwise = model.pairwise(DataType.DOUBLE), regions = model.regions(DataType.DOUBLE);
+        LabelingEnergy energy = new LabelingEnergy(g, model.unaryArray(), model.pairwiseArray(), model.regionArray());
         MapDecoder.Result res;
         try (MessagePassing mp = newEngine(chooseEngine(engine, g), g, eps)) {
-            mp.setPotentials(unary, pairwise);
+            mp.setPotentials(unary, pairwise, regions);
             res = new MapDecoder(decode, energy).run(mp, new StopRule(iterations, tolerance, CHECK_EVERY));
         }
         double[][] beliefs = res.beliefs().toDoubleMatrix();
@@ -239,9 +248,10 @@ final class InferCommand implements Callable<Integer> {
         AtomicFiles.write(out, os -> os.write(bytes));
     }
 
-    /** auto: the loop engine while the pairwise tables are small (see {@link #AUTO_LOOP_MAX_ENTRIES}). */
+    /** auto: the loop engine while the tables are small (see {@link #AUTO_LOOP_MAX_ENTRIES}), and for regions (not yet on ND4J). */
     static Engine chooseEngine(Engine kind, FactorGraph g) {
         if (kind != Engine.auto) return kind;
+        if (g.hasRegions()) return Engine.loop;
         long entries = (long) g.numEdges() * g.maxLabels() * g.maxLabels() + (long) g.numVariables() * g.maxLabels();
         return entries <= AUTO_LOOP_MAX_ENTRIES ? Engine.loop : Engine.graph;
     }

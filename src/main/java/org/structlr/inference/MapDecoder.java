@@ -108,6 +108,7 @@ public final class MapDecoder {
         int n = g.numVariables(), L = g.maxLabels();
         double[] unary = energy.unaryCopy();
         INDArray pairwise = Nd4j.create(energy.pairwiseCopy(), new long[] {g.numEdges(), (long) L * L}, DataType.DOUBLE);
+        INDArray regions = Nd4j.create(energy.regionCopy(), new long[] {g.totalRegionEntries()}, DataType.DOUBLE);
         int[] y = new int[n];
         Arrays.fill(y, -1);
         int decided = 0;
@@ -127,7 +128,7 @@ public final class MapDecoder {
                 decided++;
             }
             if (decided == n) break;
-            mp.setPotentials(Nd4j.create(unary, new long[] {n, L}, DataType.DOUBLE), pairwise);
+            mp.setPotentials(Nd4j.create(unary, new long[] {n, L}, DataType.DOUBLE), pairwise, regions);
             mp.iterate(roundSweeps);
             b = mp.unaryBeliefs().castTo(DataType.DOUBLE).toDoubleMatrix();
         }
