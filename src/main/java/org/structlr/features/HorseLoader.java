@@ -25,10 +25,10 @@ import org.structlr.data.ExampleIO;
  * and the mask thresholded into labels (1 = horse, 0 = background).
  *
  * <p><b>Reading.</b> Images and masks are decoded and area-resized by {@link ImageDecoder}, the
- * same path {@code predict} uses for new images (OpenCV's decoder, any bit depth in 8-bit units,
- * and OpenCV's {@code INTER_AREA} resize: each working pixel is the mean of the source pixels it
- * covers, with fractional weights at the borders; bilinear resizing would skip most source pixels at
- * the 5-25x reductions needed here).
+ * same path {@code predict} uses for new images (PNG or JPEG told by content, any bit depth in 8-bit
+ * units, and an area resize: each working pixel is the mean of the source pixels it covers, with
+ * fractional weights at the borders; bilinear resizing would skip most source pixels at the 5-25x
+ * reductions needed here).
  *
  * <p><b>Working size.</b> Every image and mask is resized to the same {@code height x width}
  * (default {@value #DEFAULT_HEIGHT} x {@value #DEFAULT_WIDTH}), ignoring its own aspect ratio.
@@ -240,7 +240,7 @@ public final class HorseLoader {
         return y;
     }
 
-    /** Area resize of one row-major plane: {@link ImageDecoder#resizeArea} (OpenCV INTER_AREA). */
+    /** Area resize of one row-major plane: {@link ImageDecoder#resizeArea}. */
     public static float[] resizeArea(float[] src, int sh, int sw, int th, int tw) {
         return ImageDecoder.resizeArea(src, sh, sw, th, tw);
     }

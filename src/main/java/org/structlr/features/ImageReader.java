@@ -1,9 +1,7 @@
 package org.structlr.features;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import org.structlr.data.BadInputException;
@@ -20,8 +18,8 @@ import org.structlr.data.BadInputException;
  * by the decoder, so "original size" is the displayed size.
  *
  * <p><b>Errors:</b> a missing file, an unknown extension, a file that does not start with a PNG or
- * JPEG signature (checked first, whatever the extension), or an undecodable image is one
- * {@link BadInputException} naming the file.
+ * JPEG signature (checked by the decoder, whatever the extension), an image over the size limits, or
+ * an undecodable image is one {@link BadInputException} naming the file.
  */
 public final class ImageReader {
     /** File name endings (lower case, no dot) that {@code predict} reads as images. */
@@ -73,26 +71,6 @@ public final class ImageReader {
     }
 
     /**
-     * Refuses, before the native decoder sees it (which prints its own complaints), a file that does
-     * not start like a PNG or a JPEG, whatever its extension says.
-     */
-    private static void checkSignature(Path file) {
-        byte[] head = new byte[8];
-        int n;
-        try (java.io.InputStream in = Files.newInputStream(file)) {
-            n = in.readNBytes(head, 0, head.length);
-        } catch (IOException ex) {
-            throw new BadInputException(file, "unreadable image: " + ex.getMessage(), ex);
-        }
-        if (n == 0) throw new BadInputException(file, "unreadable image: empty file");
-        boolean png = n == 8 && Arrays.equals(head, PNG_SIGNATURE);
-        boolean jpeg = n >= 3 && (head[0] & 0xff) == 0xff && (head[1] & 0xff) == 0xd8 && (head[2] & 0xff) == 0xff;
-        if (!png && !jpeg) throw new BadInputException(file, "unreadable image: not a PNG or JPEG file");
-    }
-
-    private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-
-    /**
      * Decodes {@code file} and area-averages it to {@code height x width}.
      *
      * @throws BadInputException naming the file: missing, unknown extension, or not decodable
@@ -110,7 +88,6 @@ public final class ImageReader {
         if (!isImageFile(file)) throw new BadInputException(file, "unknown extension: images must be " + EXTENSIONS_TEXT);
         if (!Files.isRegularFile(file)) throw new BadInputException(file, "missing image file");
         if (!Files.isReadable(file)) throw new BadInputException(file, "unreadable image: permission denied");
-        checkSignature(file);
         ImageDecoder.Decoded d = ImageDecoder.decode(file, 3);
         for (float[] plane : d.planes()) {
             for (float x : plane) if (!(x >= 0) || Float.isInfinite(x)) throw new BadInputException(file, "unreadable image: decoded value " + x);

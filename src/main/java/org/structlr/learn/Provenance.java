@@ -25,7 +25,6 @@ public final class Provenance {
             {"nd4j", "org.nd4j", "nd4j-api", "org.nd4j.linalg.factory.Nd4j"},
             {"deeplearning4j", "org.deeplearning4j", "deeplearning4j-nn", "org.deeplearning4j.nn.multilayer.MultiLayerNetwork"},
             {"xgboost4j", "ml.dmlc", "xgboost4j_2.12", "ml.dmlc.xgboost4j.java.XGBoost"},
-            {"datavec", "org.datavec", "datavec-data-image", "org.datavec.image.loader.NativeImageLoader"},
     };
     /** ND4J backend artifacts, in the order they are looked for. */
     static final String[] BACKENDS = {"nd4j-native", "nd4j-cuda-11.6", "nd4j-cuda-11.4", "nd4j-cuda-11.2"};

@@ -72,8 +72,10 @@ class ImageDecoderTest {
         }
         // grey (a mask) from the 16-bit file is in 8-bit units too
         float[] g8 = ImageDecoder.decode(f8, 1).planes()[0], g16 = ImageDecoder.decode(f16, 1).planes()[0];
-        for (int i = 0; i < H * W; i++) assertEquals(g8[i], g16[i], 0.51f, "grey pixel " + i);   // OpenCV rounds 8-bit grey
+        for (int i = 0; i < H * W; i++) assertEquals(g8[i], g16[i], 1e-3f, "grey pixel " + i);
         assertEquals(255f, g16[1], 1e-3f);
+        // grey is the BT.601 luma of the 8-bit values
+        for (int i = 0; i < H * W; i++) assertEquals(0.299 * p[i][0] + 0.587 * p[i][1] + 0.114 * p[i][2], g8[i], 1e-3, "luma " + i);
     }
 
     @Test
@@ -142,5 +144,184 @@ class ImageDecoderTest {
             }
         }
         assertArrayEquals(new float[] {1f, 5f}, ImageDecoder.resizeArea(new float[] {0, 3, 6}, 1, 3, 1, 2), 1e-5f);
+    }
+
+    // ---------------------------------------------------------------- format, limits, orientation
+
+    static byte[] png(BufferedImage im) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        assertTrue(ImageIO.write(im, "png", out));
+        return out.toByteArray();
+    }
+
+    static byte[] jpeg(BufferedImage im) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        javax.imageio.ImageWriter w = ImageIO.getImageWritersByFormatName("jpeg").next();
+        javax.imageio.ImageWriteParam param = w.getDefaultWriteParam();
+        param.setCompressionMode(javax.imageio.ImageWriteParam.MODE_EXPLICIT);
+        param.setCompressionQuality(1f);
+        try (javax.imageio.stream.ImageOutputStream ios = ImageIO.createImageOutputStream(out)) {
+            w.setOutput(ios);
+            w.write(null, new javax.imageio.IIOImage(im, null, null), param);
+        }
+        w.dispose();
+        return out.toByteArray();
+    }
+
+    /** A picture whose pixel (r, c) has grey level 10 r + c, so every position is recognisable. */
+    static BufferedImage ramp(int h, int w) {
+        BufferedImage im = new BufferedImage(w, h, BufferedImage.TYPE_BYTE_GRAY);
+        for (int r = 0; r < h; r++) for (int c = 0; c < w; c++) im.getRaster().setSample(c, r, 0, 10 * r + c);
+        return im;
+    }
+
+    static void assertBad(Path file, Runnable r, String... parts) {
+        org.structlr.data.BadInputException ex = org.junit.jupiter.api.Assertions.assertThrows(org.structlr.data.BadInputException.class, r::run);
+        assertTrue(ex.getMessage().startsWith(file.toString() + ": "), ex.getMessage());
+        for (String p : parts) assertTrue(ex.getMessage().contains(p), "'" + p + "' in: " + ex.getMessage());
+    }
+
+    @Test
+    void formatIsToldByContentNeverByName() throws IOException {
+        BufferedImage im = ramp(4, 6);
+        Path pngNamedJpg = tmp.resolve("a.jpg"), jpgNamedPng = tmp.resolve("b.png");
+        Files.write(pngNamedJpg, png(im));
+        Files.write(jpgNamedPng, jpeg(im));
+        ImageDecoder.Decoded a = ImageDecoder.decode(pngNamedJpg, 1), b = ImageDecoder.decode(jpgNamedPng, 1);
+        for (int i = 0; i < 24; i++) assertEquals(10 * (i / 6) + i % 6, a.planes()[0][i], 0f, "png pixel " + i);
+        for (int i = 0; i < 24; i++) assertEquals(10 * (i / 6) + i % 6, b.planes()[0][i], 2f, "jpeg pixel " + i);
+        // a GIF (which the runtime could decode) and a BMP named .png are refused before any decoder
+        for (String fmt : new String[] {"gif", "bmp"}) {
+            Path f = tmp.resolve("c-" + fmt + ".png");
+            assertTrue(ImageIO.write(new BufferedImage(4, 4, BufferedImage.TYPE_3BYTE_BGR), fmt, f.toFile()));
+            assertBad(f, () -> ImageDecoder.decode(f, 3), "not a PNG or JPEG file");
+        }
+    }
+
+    /** A PNG signature and an IHDR chunk declaring {@code w x h} 8-bit RGB, then nothing. */
+    static byte[] pngHeader(int w, int h) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8 + 25);
+        b.put(new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'});
+        b.putInt(13).put("IHDR".getBytes(java.nio.charset.StandardCharsets.US_ASCII)).putInt(w).putInt(h).put((byte) 8).put((byte) 2)
+                .put((byte) 0).put((byte) 0).put((byte) 0);
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(b.array(), 12, 17);
+        b.putInt((int) crc.getValue());
+        return b.array();
+    }
+
+    @Test
+    void pixelLimitIsCheckedFromTheHeaderBeforeDecoding() throws IOException {
+        Path giant = tmp.resolve("giant.png");
+        Files.write(giant, pngHeader(100_000, 100_000));   // 10^10 pixels in 33 bytes
+        assertBad(giant, () -> ImageDecoder.decode(giant, 3), "image of 100000x100000", "exceeds the limit", "structlr.limit.imagePixels");
+        // within the limit but not there: a clear decoding error, not the limit
+        Path small = tmp.resolve("small.png");
+        Files.write(small, pngHeader(20, 20));
+        assertBad(small, () -> ImageDecoder.decode(small, 3), "unreadable image");
+        // the limit is a property: lowered, a real 4x6 image is refused, raised again it decodes
+        Path real = tmp.resolve("real.png");
+        Files.write(real, png(ramp(4, 6)));
+        System.setProperty("structlr.limit.imagePixels", "23");
+        try {
+            assertBad(real, () -> ImageDecoder.decode(real, 3), "image of 6x4", "24 pixels", "limit of 23 pixels");
+            System.setProperty("structlr.limit.imagePixels", "24");
+            assertEquals(4, ImageDecoder.decode(real, 3).height());
+        } finally {
+            System.clearProperty("structlr.limit.imagePixels");
+        }
+    }
+
+    @Test
+    void truncatedOrCorruptJpegIsAnErrorNotGreyBlocks() throws IOException {
+        byte[] whole = jpeg(ramp(40, 60));
+        Path cut = tmp.resolve("cut.jpg");
+        Files.write(cut, java.util.Arrays.copyOf(whole, whole.length * 2 / 3));
+        assertBad(cut, () -> ImageDecoder.decode(cut, 3), "unreadable image");
+        Path onlyMagic = tmp.resolve("magic.jpg");
+        Files.write(onlyMagic, new byte[] {(byte) 0xff, (byte) 0xd8, (byte) 0xff});
+        assertBad(onlyMagic, () -> ImageDecoder.decode(onlyMagic, 3), "unreadable image");
+    }
+
+    @Test
+    void paletteAndGreyAlphaPngs() throws IOException {
+        // a palette image: the palette's colours, not the indices
+        byte[] r = {0, (byte) 200, 10}, g = {0, 100, 20}, bl = {0, 50, (byte) 255};
+        java.awt.image.IndexColorModel icm = new java.awt.image.IndexColorModel(2, 3, r, g, bl);
+        BufferedImage pal = new BufferedImage(3, 1, BufferedImage.TYPE_BYTE_BINARY, icm);
+        for (int x = 0; x < 3; x++) pal.getRaster().setSample(x, 0, 0, x);
+        Path f = tmp.resolve("pal.png");
+        Files.write(f, png(pal));
+        ImageDecoder.Decoded d = ImageDecoder.decode(f, 3);
+        assertArrayEquals(new float[] {0, 200, 10}, d.planes()[0]);
+        assertArrayEquals(new float[] {0, 100, 20}, d.planes()[1]);
+        assertArrayEquals(new float[] {0, 50, 255}, d.planes()[2]);
+        // an RGBA image: alpha dropped, colours kept
+        BufferedImage rgba = new BufferedImage(2, 1, BufferedImage.TYPE_INT_ARGB);
+        rgba.setRGB(0, 0, 0x10203040);
+        rgba.setRGB(1, 0, 0xff605040);
+        Path fa = tmp.resolve("rgba.png");
+        Files.write(fa, png(rgba));
+        ImageDecoder.Decoded da = ImageDecoder.decode(fa, 3);
+        assertArrayEquals(new float[] {0x20, 0x60}, da.planes()[0]);
+        assertArrayEquals(new float[] {0x40, 0x40}, da.planes()[2]);
+    }
+
+    /** {@code jpeg} with an EXIF APP1 segment (big- or little-endian TIFF) carrying orientation {@code o}. */
+    static byte[] withOrientation(byte[] jpeg, int o, boolean littleEndian) {
+        java.nio.ByteBuffer tiff = java.nio.ByteBuffer.allocate(8 + 2 + 12 + 4)
+                .order(littleEndian ? java.nio.ByteOrder.LITTLE_ENDIAN : java.nio.ByteOrder.BIG_ENDIAN);
+        tiff.put(littleEndian ? (byte) 'I' : (byte) 'M').put(littleEndian ? (byte) 'I' : (byte) 'M').putShort((short) 42).putInt(8);
+        tiff.putShort((short) 1).putShort((short) 0x0112).putShort((short) 3).putInt(1).putShort((short) o).putShort((short) 0).putInt(0);
+        byte[] t = tiff.array();
+        int len = 2 + 6 + t.length;
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        out.write(jpeg, 0, 2);
+        out.write(0xff);
+        out.write(0xe1);
+        out.write(len >> 8);
+        out.write(len & 0xff);
+        out.writeBytes(new byte[] {'E', 'x', 'i', 'f', 0, 0});
+        out.writeBytes(t);
+        out.write(jpeg, 2, jpeg.length - 2);
+        return out.toByteArray();
+    }
+
+    @Test
+    void exifOrientationIsApplied() throws IOException {
+        int h = 5, w = 8;
+        byte[] plain = jpeg(ramp(h, w));
+        float[] stored = ImageDecoder.decode(tmp.resolve("x.jpg"), plain, 1).planes()[0];
+        for (int o = 1; o <= 8; o++) {
+            for (boolean le : new boolean[] {false, true}) {
+                ImageDecoder.Decoded d = ImageDecoder.decode(tmp.resolve("o" + o + ".jpg"), withOrientation(plain, o, le), 1);
+                boolean turn = o >= 5;
+                assertEquals(turn ? w : h, d.height(), "orientation " + o);
+                assertEquals(turn ? h : w, d.width(), "orientation " + o);
+                // displayed (r, c) -> stored (sr, sc), by the EXIF definitions
+                for (int r = 0; r < d.height(); r++) {
+                    for (int c = 0; c < d.width(); c++) {
+                        int[] s = switch (o) {
+                            case 1 -> new int[] {r, c};
+                            case 2 -> new int[] {r, w - 1 - c};
+                            case 3 -> new int[] {h - 1 - r, w - 1 - c};
+                            case 4 -> new int[] {h - 1 - r, c};
+                            case 5 -> new int[] {c, r};
+                            case 6 -> new int[] {h - 1 - c, r};
+                            case 7 -> new int[] {h - 1 - c, w - 1 - r};
+                            default -> new int[] {c, w - 1 - r};
+                        };
+                        assertEquals(stored[s[0] * w + s[1]], d.planes()[0][r * d.width() + c], 0f, "orientation " + o + " at " + r + "," + c);
+                    }
+                }
+            }
+        }
+        // orientation 6: the stored top-left corner (darkest) ends up top-right
+        float[] turned = ImageDecoder.decode(tmp.resolve("t.jpg"), withOrientation(plain, 6, false), 1).planes()[0];
+        assertEquals(stored[0], turned[h - 1], 0f);
+        // a malformed EXIF block (IFD offset past the end) is ignored, not read outside the array
+        byte[] bad = withOrientation(plain, 6, false);
+        bad[2 + 2 + 2 + 6 + 7] = (byte) 0x7f;
+        assertEquals(h, ImageDecoder.decode(tmp.resolve("bad.jpg"), bad, 1).height());
     }
 }
