@@ -119,12 +119,6 @@ final class InferCommand implements Callable<Integer> {
             description = "Write the result here (atomically) instead of to standard output.")
     Path output;
 
-    @Option(names = "--max-entries", paramLabel = "N", defaultValue = "33554432",
-            description = "Refuse a model whose potentials need more than N entries (variables and pairs padded to the "
-                    + "largest label count, plus every table over 3+ variables), or whose file's tables hold more; "
-                    + "checked before anything of that size is allocated (default: ${DEFAULT-VALUE} = 2^25).")
-    long maxEntries;
-
     @Option(names = "--engine", paramLabel = "ENGINE", defaultValue = "auto",
             description = "One of ${COMPLETION-CANDIDATES}: graph = ND4J, batched by colour; loop = plain Java; "
                     + "auto = loop for models up to " + AUTO_LOOP_MAX_ENTRIES + " pairwise entries, else graph (default: ${DEFAULT-VALUE}).")
@@ -149,13 +143,10 @@ final class InferCommand implements Callable<Integer> {
         if (!(tolerance >= 0)) {
             throw new ParameterException(spec.commandLine(), "--tolerance must be at least 0, got " + tolerance);
         }
-        if (maxEntries < 2) {
-            throw new ParameterException(spec.commandLine(), "--max-entries must be at least 2, got " + maxEntries);
-        }
         Path out = output == null ? null : output.toAbsolutePath();
         if (out != null) checkWritable(out);
 
-        UaiReader.Model model = UaiReader.read(file, UaiReader.Limits.DEFAULT.withMaxEntries(maxEntries));
+        UaiReader.Model model = UaiReader.read(file);
         if (evidence != null) {
             int[] card = new int[model.numVariables()];
             for (int i = 0; i < card.length; i++) card[i] = model.cardinality(i);

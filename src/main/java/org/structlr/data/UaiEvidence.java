@@ -21,15 +21,12 @@ import java.util.List;
  * else whose first line holds a single number is read as the older form. The result holds the
  * observed label of every variable, or -1 for an unobserved one. Every problem is a
  * {@link BadInputException} naming the file and the line. A file cannot make the reader hold more
- * than the {@code 2 + 2V} tokens a valid one has, nor a token of more than 1,000 characters.
+ * than the {@code 2 + 2V} tokens a valid one has, nor a token longer than {@link InputLimits#TOKEN_CHARS}.
  */
 public final class UaiEvidence {
     private UaiEvidence() {}
 
     /** Reads {@code file}; {@code cardinality[i]} is the label count of variable i in the model. */
-    /** The longest token read. */
-    static final int MAX_TOKEN_LENGTH = 1000;
-
     public static int[] read(Path file, int[] cardinality) {
         return TextFiles.read(file, "an evidence file", (f, in) -> parse(f, in, cardinality));
     }
@@ -42,7 +39,7 @@ public final class UaiEvidence {
         // which is what lets the two forms be told apart. Reading stops one token past that many: the
         // checks below then name the problem (a count that is too large, or an unexpected token).
         List<Token> tokens = new ArrayList<>();
-        UaiTokens r = new UaiTokens(file, in, MAX_TOKEN_LENGTH);
+        UaiTokens r = new UaiTokens(file, in);
         long most = 2 + 2L * cardinality.length;
         int firstLineTokens = 0;
         String text;

@@ -47,8 +47,9 @@ import org.structlr.graph.FactorGraph;
  * gives it a second, impossible label; {@link Model#cardinality} keeps the file's count.
  *
  * <p>A factor with an empty scope is a constant; it changes neither marginals nor the MAP and is
- * checked, then dropped. Sizes are checked against {@link Limits} before anything of that size is
- * allocated. Every problem is a {@link BadInputException} that names the file and, where it helps,
+ * checked, then dropped. Sizes are checked against {@link InputLimits#UAI_ENTRIES} before anything of
+ * that size is allocated: the number of variables, each cardinality, each factor's table, the model
+ * in the engines' layout and the file's tables together (the number of factors with them). Every problem is a {@link BadInputException} that names the file and, where it helps,
  * the line and factor.
  */
 public final class UaiReader {
@@ -56,29 +57,6 @@ public final class UaiReader {
 
     /** The network type the file declares. */
     public enum Network { MARKOV, BAYES }
-
-    /**
-     * What a file may ask for. {@code maxEntries} bounds the potentials the model holds in the
-     * engines' layout ({@code V*L + E*L*L} plus every region's table) and, separately, the entries of
-     * the file's tables; it bounds the number of variables and factors with them (each costs at
-     * least one entry). {@code maxTokenLength} bounds every token.
-     */
-    public record Limits(long maxEntries, int maxTokenLength) {
-        /**
-         * 2^25 = 33,554,432 entries (about 1.5 GB of heap through reading, the engine and the
-         * decoder, at 8 bytes per entry in each of a few copies), tokens of at most 1,000 characters.
-         */
-        public static final Limits DEFAULT = new Limits(1L << 25, 1000);
-
-        public Limits {
-            if (maxEntries < 2) throw new IllegalArgumentException("the entry limit must be at least 2, got " + maxEntries);
-            if (maxTokenLength < 20) throw new IllegalArgumentException("the token length limit must be at least 20, got " + maxTokenLength);
-        }
-
-        public Limits withMaxEntries(long entries) {
-            return new Limits(entries, maxTokenLength);
-        }
-    }
 
     /** A parsed network; the arrays are the reader's own copies. */
     public static final class Model {
@@ -205,26 +183,16 @@ public final class UaiReader {
         public double[] regionArray() { return regions.clone(); }
     }
 
-    /** Reads and validates {@code file} within {@link Limits#DEFAULT}; every problem is a {@link BadInputException} naming it. */
+    /** Reads and validates {@code file}; every problem is a {@link BadInputException} naming it. */
     public static Model read(Path file) {
-        return read(file, Limits.DEFAULT);
-    }
-
-    /** Reads and validates {@code file} within {@code limits}. */
-    public static Model read(Path file, Limits limits) {
-        return TextFiles.read(file, "a UAI file", (f, in) -> parse(f, in, limits));
-    }
-
-    /** {@link #parse(Path, Reader, Limits)} within {@link Limits#DEFAULT}. */
-    public static Model parse(Path file, Reader in) throws IOException {
-        return parse(file, in, Limits.DEFAULT);
+        return TextFiles.read(file, "a UAI file", UaiReader::parse);
     }
 
     /** Parses UAI text from {@code in}; {@code file} only names the source in error messages. */
-    public static Model parse(Path file, Reader in, Limits limits) throws IOException {
-        UaiTokens t = new UaiTokens(file, in, limits.maxTokenLength());
-        long maxE = limits.maxEntries();
-        String hint = " (the limit is " + maxE + " entries; infer --max-entries raises it)";
+    public static Model parse(Path file, Reader in) throws IOException {
+        UaiTokens t = new UaiTokens(file, in);
+        long maxE = InputLimits.UAI_ENTRIES.value();
+        String hint = ": more than the limit of " + maxE + " entries (raise it with -D" + InputLimits.UAI_ENTRIES.property() + "=N)";
         String type = t.next(null);
         if (type == null) throw new BadInputException(file, "file is empty");
         Network network;
@@ -269,11 +237,11 @@ public final class UaiReader {
                 seen[v] = a;
                 sc[s] = v;
                 entries *= card[v];
-                if (entries > maxE || (k >= 3 && entries > FactorGraph.MAX_REGION_ENTRIES)) {
-                    long limit = k >= 3 ? Math.min(maxE, FactorGraph.MAX_REGION_ENTRIES) : maxE;
-                    throw t.error("factor " + a + " over " + k + " variables has a table of more than " + limit + " entries"
-                            + (limit == maxE ? hint : " (the largest table a factor over 3 or more variables may have)"));
+                if (k >= 3 && entries > FactorGraph.MAX_REGION_ENTRIES && FactorGraph.MAX_REGION_ENTRIES <= maxE) {
+                    throw t.error("factor " + a + " over " + k + " variables has a table of more than " + FactorGraph.MAX_REGION_ENTRIES
+                            + " entries, the largest table a factor over 3 or more variables may have");
                 }
+                if (entries > maxE) throw t.error("factor " + a + " over " + k + " variables has a table of more than " + maxE + " entries" + hint.substring(hint.indexOf(" (")));
             }
             fileEntries += entries;
             if (fileEntries > maxE) throw t.error("the tables of factors 0.." + a + " have " + fileEntries + " entries" + hint);

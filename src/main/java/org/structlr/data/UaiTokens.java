@@ -7,8 +7,8 @@ import java.util.regex.Pattern;
 
 /**
  * Whitespace-separated tokens of a UAI text file (models and evidence), with the line each starts
- * on. A token longer than {@code maxLength} characters is an error (nothing in these formats is
- * longer than a number), so a file of one endless token costs no more memory than that.
+ * on. A token longer than {@link InputLimits#TOKEN_CHARS} characters is an error (nothing in these
+ * formats is longer than a number), so a file of one endless token costs no more memory than that.
  */
 final class UaiTokens {
     private static final Pattern NUMBER =
@@ -22,10 +22,10 @@ final class UaiTokens {
     private int tokenLine = 1;
     private int pending = -2; // one char of look-ahead: -2 none
 
-    UaiTokens(Path file, Reader in, int maxLength) {
+    UaiTokens(Path file, Reader in) {
         this.file = file;
         this.in = in;
-        this.maxLength = maxLength;
+        this.maxLength = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(20, InputLimits.TOKEN_CHARS.value()));
     }
 
     private int read() throws IOException {
@@ -58,7 +58,8 @@ final class UaiTokens {
         while (c != -1 && !Character.isWhitespace(c)) {
             if (buf.length() >= maxLength) {
                 throw error("a token of more than " + maxLength + " characters ('" + buf.substring(0, 20) + "...'"
-                        + (what == null ? "" : ", where " + what + " was expected") + ")");
+                        + (what == null ? "" : ", where " + what + " was expected") + "; raise the limit with -D"
+                        + InputLimits.TOKEN_CHARS.property() + "=N)");
             }
             buf.append((char) c);
             c = read();

@@ -261,11 +261,11 @@ class UaiRegionsTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
-            variables bomb    | 'MARKOV 2000000000 2 2'                      | line 1: the network declares 2000000000 variables, each needing at least 2 entries (the limit is 33554432 entries; infer --max-entries raises it)
+            variables bomb    | 'MARKOV 2000000000 2 2'                      | line 1: the network declares 2000000000 variables, each needing at least 2 entries: more than the limit of 16777216 entries (raise it with -Dstructlr.limit.uaiEntries=N)
             labels bomb       | 'MARKOV 2 2 2000000000'                      | line 1: variable 1 has 2000000000 labels: 2 variables padded to 2000000000 labels need 4000000000 entries
             factors bomb      | 'MARKOV 2 2 2 2000000000 1 0'                | line 1: the network declares 2000000000 factors
-            table bomb        | 'MARKOV 3 1000 1000 1000 1 3 0 1 2'          | line 1: factor 0 over 3 variables has a table of more than 16777216 entries (the largest table a factor over 3 or more variables may have)
-            pair table bomb   | 'MARKOV 2 9000 9000 1 2 0 1'                 | line 1: factor 0 over 2 variables has a table of more than 33554432 entries
+            table bomb        | 'MARKOV 3 1000 1000 1000 1 3 0 1 2'          | line 1: factor 0 over 3 variables has a table of more than 16777216 entries, the largest table a factor over 3 or more variables may have
+            pair table bomb   | 'MARKOV 2 9000 9000 1 2 0 1'                 | line 1: factor 0 over 2 variables has a table of more than 16777216 entries (raise it with -Dstructlr.limit.uaiEntries=N)
             scope bomb        | 'MARKOV 2 2 2 1 2000000000 0 1'              | line 1: factor 0 has a scope of 2000000000 variables but the network has only 2
             padded pairs      | 'MARKOV 4 5000 2 2 2 2 2 1 2 2 2 3'          | the model needs 50020000 entries in the engines' layout
             """)
@@ -280,13 +280,23 @@ class UaiRegionsTest {
     }
 
     @Test
-    void longTokensAndCustomLimits() throws IOException {
+    void longTokensAndLimitsRaisedOrLoweredByProperty() throws IOException {
         Path p = write("long.uai", "MARKOV 1 " + "1".repeat(5000));
         BadInputException e = assertThrows(BadInputException.class, () -> UaiReader.read(p));
-        assertTrue(e.getMessage().startsWith(p + ": line 1: a token of more than 1000 characters ('11111111111111111111...', where the cardinality of variable 0 was expected)"), e.getMessage());
+        assertEquals(p + ": line 1: a token of more than 1000 characters ('11111111111111111111...', where the cardinality of variable 0"
+                + " was expected; raise the limit with -Dstructlr.limit.tokenChars=N)", e.getMessage());
         Path ok = write("ok.uai", "MARKOV 3 2 2 2 1 3 0 1 2 8 1 2 3 4 5 6 7 8");
         assertEquals(1, UaiReader.read(ok).graph().numRegions());
-        BadInputException small = assertThrows(BadInputException.class, () -> UaiReader.read(ok, UaiReader.Limits.DEFAULT.withMaxEntries(10)));
-        assertTrue(small.getMessage().contains("the model needs 14 entries in the engines' layout (3 variables and 0 pairs padded to 2 labels, 1 regions of 8 entries) (the limit is 10 entries"), small.getMessage());
+        String property = InputLimits.UAI_ENTRIES.property();
+        try {
+            System.setProperty(property, "10");
+            BadInputException small = assertThrows(BadInputException.class, () -> UaiReader.read(ok));
+            assertEquals(ok + ": the model needs 14 entries in the engines' layout (3 variables and 0 pairs padded to 2 labels, 1 regions of 8"
+                    + " entries): more than the limit of 10 entries (raise it with -Dstructlr.limit.uaiEntries=N)", small.getMessage());
+            System.setProperty(property, "14");
+            assertEquals(1, UaiReader.read(ok).graph().numRegions());
+        } finally {
+            System.clearProperty(property);
+        }
     }
 }
