@@ -183,9 +183,28 @@ public final class LabelingEnergy {
         return broken;
     }
 
-    /** theta_i(y) in the flat layout (a copy is not made: callers must not change it). */
+    /** theta_i(y). */
     double unary(int i, int y) {
         return unary[i * L + y];
+    }
+
+    /** theta_e(a, b) of edge e, a the label of its first variable. */
+    double pair(int e, int a, int b) {
+        return pairwise[(e * L + a) * L + b];
+    }
+
+    /** theta_r at the labels {@code y} give region r's variables. */
+    double region(int r, int[] y) {
+        return regionTerm(r, y);
+    }
+
+    /** The number of terms of E(y) that are minus infinity (broken hard constraints). */
+    int brokenCount(int[] y) {
+        int n = 0;
+        for (int i = 0; i < y.length; i++) if (unary[i * L + y[i]] == Double.NEGATIVE_INFINITY) n++;
+        for (int e = 0; e < graph.numEdges(); e++) if (pairwise[(e * L + y[graph.edgeFrom(e)]) * L + y[graph.edgeTo(e)]] == Double.NEGATIVE_INFINITY) n++;
+        for (int r = 0; r < graph.numRegions(); r++) if (regionTerm(r, y) == Double.NEGATIVE_INFINITY) n++;
+        return n;
     }
 
     /** A copy of the flat unary potentials {@code [V*L]}. */

@@ -68,7 +68,7 @@ public final class MapDecoder {
         double bestE = energy.energy(best);
         int done = 0;
         double gap;
-        while (done < stop.maxIterations()) {
+        while (done < stop.maxIterations() && !stop.pastDeadline()) {
             int k = Math.min(stop.checkEvery(), stop.maxIterations() - done);
             for (int t = 0; t < k; t++) {
                 mp.iterate(1);
@@ -92,7 +92,7 @@ public final class MapDecoder {
         int[] y = best.clone();
         double e = energy.icm(y, ICM_SWEEPS);
         if (kind == Kind.round) {
-            int[] z = round(mp, beliefs.toDoubleMatrix());
+            int[] z = round(mp, beliefs.toDoubleMatrix(), stop);
             double ez = energy.icm(z, ICM_SWEEPS);
             if (ez > e) {
                 e = ez;
@@ -102,8 +102,11 @@ public final class MapDecoder {
         return new Result(r, beliefs, y, e, kind);
     }
 
-    /** Rounding conditioned on decided variables (see the class comment); leaves the engine clamped. */
-    int[] round(MessagePassing mp, double[][] beliefs) {
+    /**
+     * Rounding conditioned on decided variables (see the class comment); leaves the engine clamped.
+     * Past the stop rule's deadline the undecided variables are all fixed at once, without more sweeps.
+     */
+    int[] round(MessagePassing mp, double[][] beliefs, StopRule stop) {
         FactorGraph g = energy.graph();
         int n = g.numVariables(), L = g.maxLabels();
         double[] unary = energy.unaryCopy();
@@ -121,7 +124,7 @@ public final class MapDecoder {
             Arrays.sort(order, Comparator.comparingDouble((Integer i) -> -max(bb[i], g.numLabels(i))).thenComparingInt(i -> i));
             int fixedNow = 0;
             for (Integer i : order) {
-                if (fixedNow >= block && max(b[i], g.numLabels(i)) <= CONFIDENT) break;
+                if (fixedNow >= block && max(b[i], g.numLabels(i)) <= CONFIDENT && !stop.pastDeadline()) break;
                 y[i] = choose(i, b[i], y);
                 for (int l = 0; l < L; l++) if (l != y[i]) unary[i * L + l] = Double.NEGATIVE_INFINITY;
                 fixedNow++;

@@ -75,14 +75,14 @@ public interface MessagePassing extends AutoCloseable {
     void iterate(int sweeps);
 
     /**
-     * Iterates until |duality gap| is at most {@code stop.gapTolerance()} or the iteration limit.
+     * Iterates until |duality gap| is at most {@code stop.gapTolerance()}, the iteration limit or the deadline.
      * Away from the optimum the beliefs are not locally consistent and the "primal" is no lower
      * bound, so the gap can be negative: only its magnitude says anything about convergence.
      */
     default InferenceResult run(StopRule stop) {
         int done = 0;
         double gap = Double.NaN;
-        while (done < stop.maxIterations()) {
+        while (done < stop.maxIterations() && !stop.pastDeadline()) {
             int k = Math.min(stop.checkEvery(), stop.maxIterations() - done);
             iterate(k);
             done += k;
