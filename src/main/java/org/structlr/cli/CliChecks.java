@@ -7,6 +7,7 @@ import java.util.regex.Pattern;
 import org.structlr.data.BadInputException;
 import org.structlr.features.ImageFeatures;
 import org.structlr.features.PatchFeatures;
+import org.structlr.features.RgbFeatures;
 import org.structlr.features.UnaryFeatures;
 import org.structlr.learn.LearnSettings;
 
@@ -59,7 +60,7 @@ final class CliChecks {
         return new int[] {h, w};
     }
 
-    /** {@code --features handmade|patch} with its {@code --cell} or {@code --patch}, as horses-data and predict read them. */
+    /** {@code --features handmade|patch|rgb} with its {@code --cell} or {@code --patch}, as horses-data and predict read them. */
     static UnaryFeatures unaryFeatures(String features, int cell, int patch) {
         switch (features) {
             case "handmade":
@@ -68,8 +69,10 @@ final class CliChecks {
             case "patch":
                 if (patch < 1 || patch % 2 == 0) throw new BadInputException("option '--patch' must be odd and at least 1, got " + patch);
                 return new PatchFeatures(patch);
+            case "rgb":
+                return new RgbFeatures();
             default:
-                throw new BadInputException("option '--features' must be handmade or patch, got '" + features + "'");
+                throw new BadInputException("option '--features' must be handmade, patch or rgb, got '" + features + "'");
         }
     }
 }

@@ -17,7 +17,7 @@ final class CommonOptions {
         int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
         // ND4J's OpenMP pool: setMaxMasterThreads bounds the threads an op may use.
         Nd4j.getEnvironment().setMaxMasterThreads(n);
-        org.structlr.inference.Engines.setCpuThreads(n);
+        org.structlr.inference.engines.Engines.setCpuThreads(n);
         return n;
     }
 }

@@ -110,7 +110,7 @@ final class ExperimentCommand implements Runnable {
             int atOnce = pairsAtOnce(threads);
             if (atOnce == 1) return new Experiment(name, data, settings, threads);
             int perPair = Math.max(1, threads / atOnce);
-            org.structlr.inference.Engines.setCpuThreads(perPair);
+            org.structlr.inference.engines.Engines.setCpuThreads(perPair);
             org.nd4j.linalg.factory.Nd4j.getEnvironment().setMaxMasterThreads(perPair);
             return new Experiment(name, data, settings, perPair, atOnce);
         }
@@ -201,9 +201,9 @@ final class ExperimentCommand implements Runnable {
             try (TrainingProgress progress = new TrainingProgress(exp.name() + " " + u + "/" + p, opts.iterations, quiet)) {
                 r = exp.runPair(u, p, out, progress);
             }
-            stdout.printf(Locale.ROOT, "%s %s: train error %.4f  test error %.4f  %.1f s%n", exp.name(), r.label(),
-                    r.finalTrainError(), r.finalTestError(), r.seconds());
-            stdout.println("report.json, curve.csv, curve.png, model, predictions.png"
+            stdout.printf(Locale.ROOT, "%s %s: train error %.4f  test error %.4f  test mean IoU %.4f  %.1f s%n", exp.name(), r.label(),
+                    r.finalTrainError(), r.finalTestError(), r.testMeanIou(), r.seconds());
+            stdout.println("report.json (with the test metrics), report-confusion-test.png, curve.csv, curve.png, model, predictions.png"
                     + (Files.exists(out.resolve("functions.png")) ? ", functions.png" : "") + " written to " + out);
             stdout.flush();
             return Main.EXIT_OK;

@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
         footer = {"", "Exit codes: 0 success, 2 bad usage or bad input (one line naming the file and the problem), 1 failure.",
                 "Run 'structlr COMMAND --help' for a command's options and defaults."},
         subcommands = {TrainCommand.class, EvaluateCommand.class, PredictCommand.class, DemoCommand.class, ExperimentCommand.class,
-                ExportCommand.class, HorsesDataCommand.class, InferCommand.class, BenchCommand.class})
+                ExportCommand.class, ScenesCommand.class, ImagesDataCommand.class, HorsesDataCommand.class, InferCommand.class, BenchCommand.class})
 public final class Main implements Runnable {
     public static final int EXIT_OK = 0;
     public static final int EXIT_FAILURE = 1;

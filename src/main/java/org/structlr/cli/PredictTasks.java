@@ -44,9 +44,25 @@ final class PredictTasks {
         return p;
     }
 
-    /** Predicts one image at its working size and writes its mask (and probabilities) at its own size. */
+    /**
+     * Where an image's predictions go: the labels picture ({@code format}: "mask", "index" or
+     * "color"), optionally the probabilities .npz and a folder for one probability map per class.
+     */
+    record ImageOutputs(Path labels, String format, Path probabilities, Path marginals) {
+        static final java.util.List<String> FORMATS = java.util.List.of("mask", "index", "color");
+
+        ImageOutputs {
+            if (!FORMATS.contains(format)) throw new IllegalArgumentException("format " + format + " is not one of " + FORMATS);
+        }
+    }
+
+    /**
+     * Predicts one image at its working size and writes its outputs at its own size: the labels
+     * picture in the asked format, the probabilities and the per-class probability maps
+     * ({@code STEM-K-NAME.png}, grey 255 p) when asked.
+     */
     static Predictor.Prediction predictImage(CrfModel m, ImageReader.WorkingImage img, UnaryFeatures unary, boolean typedEdges,
-                                             Path mask, Path probs, int iterations, double tolerance) throws IOException {
+                                             ImageOutputs out, int iterations, double tolerance) throws IOException {
         Example ex = img.example(unary, typedEdges);
         ExampleBatch b = new ExampleBatch(List.of(ex), m.numLabels(), m.pairTypes());
         Predictor.Prediction p = Predictor.predict(m, b, Predictor.defaultStop(b, iterations, tolerance));
@@ -57,15 +73,31 @@ final class PredictTasks {
         }
         float[] full = LabelImages.resizeBilinear(working, img.height(), img.width(), L, H, W);
         int[] labels = LabelImages.argmax(full, L);
-        LabelImages.writePng(mask, LabelImages.mask(labels, H, W, L));
-        if (probs != null) {
+        java.awt.image.BufferedImage picture = switch (out.format()) {
+            case "index" -> LabelImages.indexImage(labels, H, W, m.classes());
+            case "color" -> LabelImages.colorImage(labels, H, W, m.classes());
+            default -> LabelImages.mask(labels, H, W, L);
+        };
+        LabelImages.writePng(out.labels(), picture);
+        if (out.probabilities() != null) {
             Map<String, NpyArray> arrays = new LinkedHashMap<>();
             arrays.put("probabilities", NpyArray.ofFloats(full, H, W, L));
             arrays.put("labels", NpyArray.ofInts(labels, H, W));
             arrays.put("shape", NpyArray.ofInts(new int[] {H, W}, 2));
-            Npz.write(probs, arrays);
+            Npz.write(out.probabilities(), arrays);
+        }
+        if (out.marginals() != null) {
+            for (int c = 0; c < L; c++) {
+                LabelImages.writePng(out.marginals().resolve(marginalName(ImageReader.stem(img.file()), c, m.classes().name(c))),
+                        LabelImages.probabilityImage(full, H, W, L, c));
+            }
         }
         return p;
+    }
+
+    /** {@code STEM-K-NAME.png}, the class name's characters other than letters, digits, '-' and '_' as '_'. */
+    static String marginalName(String stem, int c, String className) {
+        return stem + "-" + c + "-" + className.replaceAll("[^A-Za-z0-9_-]", "_") + ".png";
     }
 
     /**
@@ -130,28 +162,36 @@ final class PredictTasks {
     }
 
     /** One image to label: its working size is {@code height x width}, or {@code longest} when that is positive. */
-    record ImageTask(String model, String input, String mask, String probabilities, String features, int cell, int patch,
-                     int height, int width, int longest, boolean typedEdges, int iterations, double tolerance)
+    record ImageTask(String model, String input, String mask, String format, String probabilities, String marginals, String features,
+                     int cell, int patch, int height, int width, int longest, boolean typedEdges, int iterations, double tolerance)
             implements ClusterPrediction.Task {
         @Override
         public String run() throws IOException {
-            WorkingSize ws = longest > 0 ? new WorkingSize.Longest(longest) : new WorkingSize.Fixed(height, width);
+            WorkingSize ws = longest > 0 ? new WorkingSize.Longest(longest) : longest < 0 ? new WorkingSize.Own() : new WorkingSize.Fixed(height, width);
             Path in = fetched(input);
             ImageReader.WorkingImage img = new ImageReader().read(in, ws);
             if (remote(input)) org.structlr.data.AtomicFiles.deleteTree(in.getParent());
             CrfModel m = loadedModel(model);
             UnaryFeatures unary = CliChecks.unaryFeatures(features, cell, patch);
             Predictor.Prediction p;
-            if (!remote(mask) && (probabilities == null || !remote(probabilities))) {
-                p = predictImage(m, img, unary, typedEdges, Path.of(mask), probabilities == null ? null : Path.of(probabilities), iterations, tolerance);
+            if (!remote(mask) && (probabilities == null || !remote(probabilities)) && (marginals == null || !remote(marginals))) {
+                p = predictImage(m, img, unary, typedEdges, new ImageOutputs(Path.of(mask), format, probabilities == null ? null : Path.of(probabilities),
+                        marginals == null ? null : Path.of(marginals)), iterations, tolerance);
             } else {
-                // both outputs into one local folder first, then each published to its URI
+                // every output into one local folder first, then each published to its URI
                 Path dir = java.nio.file.Files.createTempDirectory("structlr-task");
                 try {
-                    p = predictImage(m, img, unary, typedEdges, dir.resolve("mask.png"), probabilities == null ? null : dir.resolve("p.npz"),
-                            iterations, tolerance);
+                    Path maps = dir.resolve("marginals");
+                    p = predictImage(m, img, unary, typedEdges, new ImageOutputs(dir.resolve("mask.png"), format,
+                            probabilities == null ? null : dir.resolve("p.npz"), marginals == null ? null : maps), iterations, tolerance);
                     write(mask, out -> java.nio.file.Files.copy(dir.resolve("mask.png"), out, java.nio.file.StandardCopyOption.REPLACE_EXISTING));
                     if (probabilities != null) write(probabilities, out -> java.nio.file.Files.copy(dir.resolve("p.npz"), out, java.nio.file.StandardCopyOption.REPLACE_EXISTING));
+                    if (marginals != null) {
+                        for (Path f : java.nio.file.Files.list(maps).sorted().toList()) {
+                            write(org.structlr.data.DatasetFiles.child(marginals, f.getFileName().toString()),
+                                    out -> java.nio.file.Files.copy(f, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING));
+                        }
+                    }
                 } finally {
                     org.structlr.data.AtomicFiles.deleteTree(dir);
                 }

@@ -19,6 +19,12 @@ import org.structlr.graph.FactorGraph;
  * in memory) and the problem.
  */
 public final class Example {
+    /**
+     * The label of a variable that has none ("void": Pascal VOC's object boundaries, pixels no
+     * annotator labelled). Training adds no term for it and errors and metrics skip it.
+     */
+    public static final int VOID = -1;
+
     private final Path source;
     private final int numVariables;
     private final int unaryDim;
@@ -137,9 +143,10 @@ public final class Example {
                 throw bad("array 'labels' has length " + labels.length + " but 'unary' has " + v + " rows (shape mismatch)");
             }
             for (int i = 0; i < v; i++) {
-                if (labels[i] < 0 || (numLabels > 0 && labels[i] >= numLabels)) {
+                if (labels[i] < VOID || (numLabels > 0 && labels[i] >= numLabels)) {
                     throw bad("label " + labels[i] + " of variable " + i + " is out of range 0.."
-                            + (numLabels > 0 ? String.valueOf(numLabels - 1) : "") + (numLabels > 0 ? " (num_labels = " + numLabels + ")" : ""));
+                            + (numLabels > 0 ? String.valueOf(numLabels - 1) : "") + (numLabels > 0 ? " (num_labels = " + numLabels + ")" : "")
+                            + ", or " + VOID + " for no label (void)");
                 }
             }
         }
@@ -206,7 +213,19 @@ public final class Example {
         if (labels == null) throw new IllegalStateException(name() + " has no labels");
         return labels[variable];
     }
-    /** The largest label, or -1 when unlabelled. */
+    /** The number of variables with a label (not {@link #VOID}); 0 when unlabelled. */
+    public int numLabelled() {
+        int n = 0;
+        if (labels != null) for (int y : labels) if (y != VOID) n++;
+        return n;
+    }
+
+    /** Whether some variable is {@link #VOID} (has a labels array in which a variable has no label). */
+    public boolean hasVoid() {
+        return labels != null && numLabelled() < labels.length;
+    }
+
+    /** The largest label, or -1 when unlabelled or every variable is void. */
     public int maxLabel() {
         int m = -1;
         if (labels != null) for (int y : labels) m = Math.max(m, y);

@@ -101,6 +101,9 @@ public final class Npz {
         return out;
     }
 
+    /** The modification time of every entry written: the zip format's epoch, so that files depend on their arrays only. */
+    static final java.time.LocalDateTime ENTRY_TIME = java.time.LocalDateTime.of(1980, 1, 1, 0, 0);
+
     /** Writes {@code arrays} like {@code numpy.savez} (stored entries), atomically. */
     public static void write(Path file, Map<String, NpyArray> arrays) throws IOException {
         write(file, arrays, false);
@@ -124,6 +127,7 @@ public final class Npz {
                 for (Map.Entry<String, NpyArray> a : arrays.entrySet()) {
                     byte[] npy = toNpy(a.getValue());
                     ZipEntry e = new ZipEntry(a.getKey() + ".npy");
+                    e.setTimeLocal(ENTRY_TIME);   // a fixed time: the same arrays give the same file bytes
                     if (compressed) {
                         e.setMethod(ZipEntry.DEFLATED);
                     } else {

@@ -12,10 +12,13 @@
  * sum theta.b + eps (sum_i H(b_i) + sum_a H(b_a))) is the convergence test ({@link org.structlr.inference.StopRule}).
  * Minus-infinity potentials (hard constraints) are handled so that no infinity is subtracted from another.
  *
- * <p>Entry points: {@link org.structlr.inference.MessagePassing} (the engine interface: set potentials,
- * run sweeps, beliefs, decode, exact state) and {@link org.structlr.inference.Engines} (picks the
- * fastest engine for a graph: {@link org.structlr.inference.GridMessagePassing} for grids,
- * {@link org.structlr.inference.GraphMessagePassing} for general graphs, {@link org.structlr.inference.LoopMessagePassing}
- * for small or dense ones). ExactInference enumerates small graphs for tests.
+ * <p>This package holds what every engine shares: {@link org.structlr.inference.MessagePassing} (the
+ * engine interface: set potentials, run sweeps, beliefs, decode, exact state), the stopping rule,
+ * {@link org.structlr.inference.MapDecoder} and {@link org.structlr.inference.LabelingEnergy} (MAP
+ * decoding), {@link org.structlr.inference.ExactInference} (enumeration of small graphs, for tests).
+ * The engine families live in the subpackages, each using only this package and {@code graph}:
+ * {@code inference.loop} (plain Java, any graph), {@code inference.fused} (Vector API, batches of
+ * grids on the CPU), {@code inference.nd4j} (ND4J grid and graph engines: the CUDA path), and
+ * {@code inference.engines.Engines} is the one place that chooses among them.
  */
 package org.structlr.inference;

@@ -21,6 +21,7 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.structlr.data.AtomicFiles;
 import org.structlr.data.BadInputException;
+import org.structlr.data.ClassTable;
 import org.structlr.oracle.ScoreFunction;
 import org.structlr.oracle.ScoreFunctions;
 
@@ -28,7 +29,7 @@ import org.structlr.oracle.ScoreFunctions;
  * A trained CRF: the label count, eps, the factor types and each type's function, plus the
  * settings and provenance that made it. Saved as a folder:
  * <pre>
- *   model.json          format, version, settings, provenance, and a SHA-256 of every other file
+ *   model.json          format, version, settings, provenance, class table, and a SHA-256 of every other file
  *   unary/              the unary function (ScoreFunction.save)
  *   pair-&lt;k&gt;/            the function of pairwise type k
  * </pre>
@@ -52,14 +53,26 @@ public final class CrfModel {
     private final List<ScoreFunction> pair;
     private final Map<String, Object> settings;
     private final Map<String, Object> provenance;
+    private final ClassTable classes;
 
     /**
      * {@code unaryFeatures} and {@code pairFeatures} are the feature widths of the data the model was
      * trained on (the functions of some classes, zero and constant, do not read features at all).
+     * The classes are named "0".."L-1" ({@link ClassTable#numbered}).
      */
     public CrfModel(int numLabels, double eps, int unaryFeatures, int pairFeatures, List<String> pairTypes,
                     ScoreFunction unary, List<ScoreFunction> pair, Map<String, Object> settings, Map<String, Object> provenance) {
+        this(numLabels, eps, unaryFeatures, pairFeatures, pairTypes, unary, pair, settings, provenance,
+                ClassTable.numbered(Math.max(2, numLabels), ClassTable.DEFAULT_VOID));
+    }
+
+    /** As above, with the class table of the data it was trained on (one class per label). */
+    public CrfModel(int numLabels, double eps, int unaryFeatures, int pairFeatures, List<String> pairTypes,
+                    ScoreFunction unary, List<ScoreFunction> pair, Map<String, Object> settings, Map<String, Object> provenance,
+                    ClassTable classes) {
         if (pair.size() != pairTypes.size()) throw new IllegalArgumentException(pair.size() + " pairwise functions for " + pairTypes.size() + " types");
+        if (classes.numClasses() != numLabels) throw new IllegalArgumentException(classes.numClasses() + " classes for " + numLabels + " labels");
+        this.classes = classes;
         this.numLabels = numLabels;
         this.eps = eps;
         this.unaryFeatures = unaryFeatures;
@@ -78,6 +91,8 @@ public final class CrfModel {
     public List<ScoreFunction> pair() { return pair; }
     public Map<String, Object> settings() { return settings; }
     public Map<String, Object> provenance() { return provenance; }
+    /** What the labels mean: names, colours, void (saved in model.json as "classes"). */
+    public ClassTable classes() { return classes; }
 
     public int unaryFeatures() { return unaryFeatures; }
     public int pairFeatures() { return pairFeatures; }
@@ -104,6 +119,7 @@ public final class CrfModel {
             }
             m.set("settings", JSON.valueToTree(settings));
             m.set("provenance", JSON.valueToTree(provenance));
+            m.set("classes", JSON.valueToTree(classes.toMap()));
             m.set("sha256", JSON.valueToTree(checksums(tmp)));
             m.put(MANIFEST_SHA, manifestHash(m));
             JSON.writeValue(tmp.resolve(MANIFEST).toFile(), m);
@@ -154,8 +170,12 @@ public final class CrfModel {
             Map<String, Object> settings = JSON.treeToValue(m.path("settings"), Map.class);
             @SuppressWarnings("unchecked")
             Map<String, Object> prov = JSON.treeToValue(m.path("provenance"), Map.class);
-            return new CrfModel(m.path("numLabels").asInt(), m.path("eps").asDouble(), m.path("unaryFeatures").asInt(),
-                    m.path("pairFeatures").asInt(), names, unary, pair, settings, prov);
+            int numLabels = m.path("numLabels").asInt();
+            // models saved before class tables have none: classes "0".."L-1"
+            ClassTable classes = m.has("classes") ? ClassTable.fromJson(m.get("classes"), manifest.toString(), null)
+                    .requireClasses(numLabels, manifest.toString()) : ClassTable.numbered(Math.max(2, numLabels), ClassTable.DEFAULT_VOID);
+            return new CrfModel(numLabels, m.path("eps").asDouble(), m.path("unaryFeatures").asInt(),
+                    m.path("pairFeatures").asInt(), names, unary, pair, settings, prov, classes);
         } catch (IOException e) {
             throw new BadInputException(dir, "cannot load model: " + e.getMessage(), e);
         }

@@ -191,7 +191,7 @@ public final class ModelExport {
 
     /** Margins of an XGBoost model on plain features (see {@link FunctionExport#margins}). */
     static INDArray margins(Booster b, INDArray x) throws XGBoostError {
-        return FunctionExport.margins(b, x);
+        return org.structlr.oracle.boost.BoosterExport.margins(b, x);
     }
 
     /** The manifest of an export folder. */

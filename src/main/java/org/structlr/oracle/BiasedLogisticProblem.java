@@ -1,5 +1,6 @@
 package org.structlr.oracle;
 
+
 import java.util.Arrays;
 
 import org.nd4j.linalg.api.buffer.DataType;
@@ -94,7 +95,7 @@ public final class BiasedLogisticProblem {
 
     /**
      * The same problem (sharing its arrays) with the rows placed in whole images, for image-aware
-     * oracles ({@link FcnOracle}); {@code null} returns this problem unchanged. Other oracles ignore it.
+     * oracles (whole-image networks, {@code oracle.fcn}); {@code null} returns this problem unchanged. Other oracles ignore it.
      *
      * @throws IllegalArgumentException when {@code images} has not one row per problem row
      */
@@ -162,11 +163,6 @@ public final class BiasedLogisticProblem {
         return oneHot;
     }
 
-    /** DL4J labels for {@link BiasedSoftmaxLoss}: {@code [N, 2C] = [one-hot y | b]}. */
-    public INDArray lossLabels() {
-        return BiasedSoftmaxLoss.labels(oneHot(), bias);
-    }
-
     /**
      * The negative objective, {@code sum_n [ lse_c(s_nc + b_nc) - s_{n,y_n} - b_{n,y_n} ]}, in double
      * precision, for scores {@code s = g(X) [N, C]}. Never negative; 0 only for a perfect fit.
@@ -210,12 +206,12 @@ public final class BiasedLogisticProblem {
     }
 
     /** A row-major double copy of a 2-D array. */
-    static double[] flatDouble(INDArray a) {
+    public static double[] flatDouble(INDArray a) {
         return a.castTo(DataType.DOUBLE).dup('c').data().asDouble();
     }
 
     /** A row-major float copy of a 2-D array. */
-    static float[] flatFloat(INDArray a) {
+    public static float[] flatFloat(INDArray a) {
         return a.castTo(DataType.FLOAT).dup('c').data().asFloat();
     }
 

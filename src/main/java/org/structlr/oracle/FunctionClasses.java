@@ -111,9 +111,18 @@ public final class FunctionClasses {
                 if (found.stream().noneMatch(f -> f.getClass() == c.getClass())) found.add(c);
             }
         }
-        // The built-ins first, in their documented order, whatever the class path order.
-        found.sort((a, b) -> Integer.compare(BuiltinClasses.order(a), BuiltinClasses.order(b)));
-        for (FunctionClass c : found) put(c);
+        // structlr's own classes (those shipped beside this interface) first, in their services file's
+        // order, whatever the class path order; then the others in discovery order.
+        java.security.CodeSource own = FunctionClass.class.getProtectionDomain().getCodeSource();
+        List<FunctionClass> ordered = new ArrayList<>();
+        for (FunctionClass c : found) if (sameSource(c, own)) ordered.add(c);
+        for (FunctionClass c : found) if (!sameSource(c, own)) ordered.add(c);
+        for (FunctionClass c : ordered) put(c);
+    }
+
+    private static boolean sameSource(FunctionClass c, java.security.CodeSource own) {
+        java.security.CodeSource s = c.getClass().getProtectionDomain().getCodeSource();
+        return own != null && s != null && java.util.Objects.equals(own.getLocation(), s.getLocation());
     }
 
     private static String key(String name) {

@@ -64,7 +64,7 @@ public final class ScoreFunctions {
     }
 
     /** Checks {@code features} is [N, D] (D = expected unless expected < 0) and FLOAT/DOUBLE. */
-    static void checkFeatures(INDArray features, int expected, String who) {
+    public static void checkFeatures(INDArray features, int expected, String who) {
         if (features == null || features.rank() != 2) {
             throw new IllegalArgumentException(who + ": features must be [N, D], got "
                     + (features == null ? "null" : Arrays.toString(features.shape())));
@@ -78,7 +78,7 @@ public final class ScoreFunctions {
     }
 
     /** Checks a previous function handed to an oracle has the problem's number of classes. */
-    static void checkClasses(ScoreFunction previous, BiasedLogisticProblem p, String who) {
+    public static void checkClasses(ScoreFunction previous, BiasedLogisticProblem p, String who) {
         if (previous != null && previous.numClasses() != p.numClasses()) {
             throw new IllegalArgumentException(who + ": previous function has " + previous.numClasses()
                     + " classes, the problem " + p.numClasses());

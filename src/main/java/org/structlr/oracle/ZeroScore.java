@@ -10,7 +10,7 @@ import org.nd4j.linalg.factory.Nd4j;
 /** g = 0 for every row and class. */
 public final class ZeroScore implements ScoreFunction {
 
-    static final String KIND = "zero";
+    public static final String KIND = "zero";
     private final int numClasses;
 
     public ZeroScore(int numClasses) {
@@ -49,7 +49,7 @@ public final class ZeroScore implements ScoreFunction {
         ScoreFunctions.writeMeta(dir, ScoreFunctions.meta(this));
     }
 
-    static ZeroScore load(JsonNode meta) {
+    public static ZeroScore load(JsonNode meta) {
         return new ZeroScore(meta.path("numClasses").asInt());
     }
 

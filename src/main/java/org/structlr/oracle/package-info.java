@@ -15,12 +15,13 @@
  *   <li>{@link org.structlr.oracle.FunctionClass}: a function class end to end (CLI name, oracle, loader,
  *       export), found by {@link org.structlr.oracle.FunctionClasses} through
  *       {@code META-INF/services/org.structlr.oracle.FunctionClass} or {@code FunctionClasses.register};
- *       the built-ins are {@link org.structlr.oracle.BuiltinClasses}.</li>
+ *       the built-in classes register the same way, one family per subpackage: {@code oracle.linear}
+ *       (zero, const, linear), {@code oracle.nn} (mlp, cnn), {@code oracle.fcn}, {@code oracle.boost}.</li>
  *   <li>{@link org.structlr.oracle.FunctionClasses#load} restores any saved function from its directory
  *       ({@code score-function.json} names the kind, which selects the class);
- *       {@link org.structlr.oracle.FunctionExport} writes DL4J and XGBoost files for export.</li>
- *   <li>{@link org.structlr.oracle.BiasedSoftmaxLoss}: the biased loss as a DL4J loss, labels [one-hot | b].</li>
+ *       {@link org.structlr.oracle.FunctionExport} checks every exported file against the function.</li>
  * </ul>
  * Scores are g, in units where f = eps * g: the learner multiplies by eps.
  */
 package org.structlr.oracle;
+

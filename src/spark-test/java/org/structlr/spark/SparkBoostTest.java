@@ -18,7 +18,7 @@ import org.structlr.learn.LearnSettings;
 import org.structlr.learn.StateSink;
 import org.structlr.learn.Training;
 import org.structlr.model.ExampleBatch;
-import org.structlr.oracle.BoostScore;
+import org.structlr.oracle.boost.BoostScore;
 
 /**
  * Boosted trees on Spark through XGBoost's collective in a barrier stage ({@link DistributedBoost}),
@@ -83,7 +83,7 @@ class SparkBoostTest {
 
     /**
      * Two partitions, two XGBoost workers, 10 iterations: the issue asks for the test error within
-     * 0.005 of one machine; with the shared bins ({@link org.structlr.oracle.FeatureCuts}) it is the
+     * 0.005 of one machine; with the shared bins ({@link org.structlr.oracle.boost.FeatureCuts}) it is the
      * same test error at every iteration (measured: the same at all 10), and the objective within
      * 1.3e-5 (relative; asserted: 1e-4): not the same bits, as the workers' gradient histograms are
      * added in another order than one machine's. Each fit also passed {@link DistributedBoost#agreed}:

@@ -8,18 +8,18 @@ import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.model.ExampleBatch;
-import org.structlr.oracle.AveragedNetworkOracle;
+import org.structlr.oracle.nn.AveragedNetworkOracle;
 import org.structlr.oracle.BiasedLogisticProblem;
-import org.structlr.oracle.BoostOracle;
-import org.structlr.oracle.ConstantOracle;
-import org.structlr.oracle.FcnDataParallel;
-import org.structlr.oracle.FcnOracle;
-import org.structlr.oracle.NetworkState;
-import org.structlr.oracle.LinearLoss;
-import org.structlr.oracle.LinearOracle;
+import org.structlr.oracle.boost.BoostOracle;
+import org.structlr.oracle.linear.ConstantOracle;
+import org.structlr.oracle.fcn.FcnDataParallel;
+import org.structlr.oracle.fcn.FcnOracle;
+import org.structlr.oracle.nn.NetworkState;
+import org.structlr.oracle.linear.LinearLoss;
+import org.structlr.oracle.linear.LinearOracle;
 import org.structlr.oracle.Oracle;
 import org.structlr.oracle.ScoreFunction;
-import org.structlr.oracle.ZeroOracle;
+import org.structlr.oracle.linear.ZeroOracle;
 import org.structlr.oracle.ZeroScore;
 
 /**

@@ -8,7 +8,7 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.structlr.oracle.BiasedLogisticProblem;
-import org.structlr.oracle.FcnDataParallel;
+import org.structlr.oracle.fcn.FcnDataParallel;
 import org.structlr.oracle.ScoreFunction;
 
 /**

@@ -98,7 +98,12 @@ class BadInputTest {
 
     @Test
     void labelsOutOfRange() throws IOException {
-        assertBad(file("neg_label", m -> m.put("labels", NpyArray.ofInts(new int[] {0, -1, 1, 0}, 4))), "out of range", "-1");
+        assertBad(file("neg_label", m -> m.put("labels", NpyArray.ofInts(new int[] {0, -2, 1, 0}, 4))), "out of range", "-2", "-1 for no label (void)");
+        // -1 is "no label" (void), not an error
+        Example partial = ExampleIO.read(file("void_label", m -> m.put("labels", NpyArray.ofInts(new int[] {0, -1, 1, -1}, 4))));
+        assertEquals(2, partial.numLabelled());
+        assertTrue(partial.hasVoid());
+        assertEquals(1, partial.maxLabel());
         assertBad(file("big_label", m -> m.put("labels", NpyArray.ofInts(new int[] {0, 2, 1, 0}, 4))), "out of range", "num_labels = 2");
     }
 

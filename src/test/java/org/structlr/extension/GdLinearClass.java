@@ -12,6 +12,7 @@ import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.oracle.BiasedLogisticProblem;
 import org.structlr.oracle.FunctionClass;
 import org.structlr.oracle.FunctionExport;
+import org.structlr.oracle.nn.NetworkExport;
 import org.structlr.oracle.Oracle;
 import org.structlr.oracle.ScoreFunction;
 import org.structlr.oracle.ScoreFunctions;
@@ -45,7 +46,7 @@ public class GdLinearClass implements FunctionClass {
     public ObjectNode export(ScoreFunction f, ExportTarget t) throws IOException {
         GdScore s = (GdScore) f;
         // A DL4J network of one IDENTITY output layer: W as its weights, bias 0.
-        return FunctionExport.network(f, FunctionExport.affineNetwork(s.w, new double[f.numClasses()]), s.w.length, t);
+        return NetworkExport.network(f, NetworkExport.affineNetwork(s.w, new double[f.numClasses()]), s.w.length, t);
     }
 
     /** g(phi, y) = sum_k phi_k W[k][y]. */

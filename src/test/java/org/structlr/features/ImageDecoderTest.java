@@ -92,7 +92,7 @@ class ImageDecoderTest {
         write8(f8, p);
 
         int th = 9, tw = 12;
-        HorseImage trained = new HorseLoader(db, th, tw).load(db.resolve("rgb").resolve("horse001.png"));
+        LabelledImage trained = new HorseLoader(db, th, tw).load(db.resolve("rgb").resolve("horse001.png"));
         ImageReader.WorkingImage predicted = new ImageReader().read(f8, th, tw);
         assertEquals(H, predicted.originalHeight());
         assertEquals(W, predicted.originalWidth());

@@ -8,14 +8,14 @@ import org.structlr.graph.FactorGraph;
  * visited. Minus infinity convention: the unary region's value theta_i(y) - sum_a lambda_{a->i}(y)
  * is minus infinity when theta_i(y) or any incoming message is (an impossible label).
  */
-final class BruteForce {
-    final FactorGraph g;
-    final double[][] unary, pairwise;
-    final double[][][] lam;
-    final double eps;
-    final int L;
+public final class BruteForce {
+    public final FactorGraph g;
+    public final double[][] unary, pairwise;
+    public final double[][][] lam;
+    public final double eps;
+    public final int L;
 
-    BruteForce(FactorGraph g, double[][] unary, double[][] pairwise, double[][][] lam, double eps) {
+    public BruteForce(FactorGraph g, double[][] unary, double[][] pairwise, double[][][] lam, double eps) {
         this.g = g;
         this.unary = unary;
         this.pairwise = pairwise;
@@ -25,7 +25,7 @@ final class BruteForce {
     }
 
     /** theta_i(y) - sum_{a contains i} lambda_{a->i}(y) for the labels of i. */
-    double[] unaryRegion(int i) {
+    public double[] unaryRegion(int i) {
         double[] r = new double[g.numLabels(i)];
         for (int y = 0; y < r.length; y++) r[y] = unary[i][y];
         for (int a = 0; a < g.numEdges(); a++) {
@@ -41,7 +41,7 @@ final class BruteForce {
     }
 
     /** theta_a(y_i, y_j) + lambda_{a->i}(y_i) + lambda_{a->j}(y_j), as [L_i][L_j]. */
-    double[][] edgeRegion(int a) {
+    public double[][] edgeRegion(int a) {
         int li = g.numLabels(g.edgeFrom(a)), lj = g.numLabels(g.edgeTo(a));
         double[][] r = new double[li][lj];
         for (int yi = 0; yi < li; yi++) {
@@ -51,7 +51,7 @@ final class BruteForce {
     }
 
     /** eps * log sum exp(x / eps). */
-    double epsLse(double[] x) {
+    public double epsLse(double[] x) {
         double m = Double.NEGATIVE_INFINITY;
         for (double v : x) m = Math.max(m, v);
         if (m == Double.NEGATIVE_INFINITY) return m;
@@ -60,7 +60,7 @@ final class BruteForce {
         return m + eps * Math.log(s);
     }
 
-    static double[] flatten(double[][] x) {
+    public static double[] flatten(double[][] x) {
         int n = 0;
         for (double[] r : x) n += r.length;
         double[] f = new double[n];
@@ -69,14 +69,14 @@ final class BruteForce {
         return f;
     }
 
-    double[] softmax(double[] x) {
+    public double[] softmax(double[] x) {
         double lse = epsLse(x);
         double[] p = new double[x.length];
         for (int k = 0; k < x.length; k++) p[k] = x[k] == Double.NEGATIVE_INFINITY ? 0 : Math.exp((x[k] - lse) / eps);
         return p;
     }
 
-    double dual() {
+    public double dual() {
         double d = 0;
         for (int a = 0; a < g.numEdges(); a++) d += epsLse(flatten(edgeRegion(a)));
         for (int i = 0; i < g.numVariables(); i++) d += epsLse(unaryRegion(i));
@@ -84,7 +84,7 @@ final class BruteForce {
     }
 
     /** [V][L], 0 on labels a variable does not have. */
-    double[][] unaryBeliefs() {
+    public double[][] unaryBeliefs() {
         double[][] b = new double[g.numVariables()][L];
         for (int i = 0; i < b.length; i++) {
             double[] p = softmax(unaryRegion(i));
@@ -94,7 +94,7 @@ final class BruteForce {
     }
 
     /** [E][L*L] at y_i*L + y_j, 0 outside the labels of the edge's ends. */
-    double[][] pairBeliefs() {
+    public double[][] pairBeliefs() {
         double[][] b = new double[g.numEdges()][L * L];
         for (int a = 0; a < b.length; a++) {
             int lj = g.numLabels(g.edgeTo(a));
@@ -105,7 +105,7 @@ final class BruteForce {
     }
 
     /** sum theta . b + eps * (sum_i H(b_i) + sum_a H(b_a)), with 0 * log 0 = 0 and 0 * (-inf) = 0. */
-    double primal() {
+    public double primal() {
         double[][] bu = unaryBeliefs(), bp = pairBeliefs();
         double p = 0;
         for (int i = 0; i < bu.length; i++) {
@@ -125,7 +125,7 @@ final class BruteForce {
     }
 
     /** [V][L] sum over edges containing i of lambda_{a->i}(y), on the labels of i. */
-    double[][] incomingSums() {
+    public double[][] incomingSums() {
         double[][] s = new double[g.numVariables()][L];
         for (int a = 0; a < g.numEdges(); a++) {
             for (int y = 0; y < g.numLabels(g.edgeFrom(a)); y++) s[g.edgeFrom(a)][y] += lam[a][0][y];
@@ -135,7 +135,7 @@ final class BruteForce {
     }
 
     /** eps * sum over all regions of log(number of joint labels): Theorem 1's bound. */
-    static double theorem1Bound(FactorGraph g, double eps) {
+    public static double theorem1Bound(FactorGraph g, double eps) {
         double s = 0;
         for (int i = 0; i < g.numVariables(); i++) s += Math.log(g.numLabels(i));
         for (int a = 0; a < g.numEdges(); a++) s += Math.log((double) g.numLabels(g.edgeFrom(a)) * g.numLabels(g.edgeTo(a)));

@@ -1,5 +1,8 @@
 package org.structlr.inference;
 
+import org.structlr.inference.nd4j.GraphMessagePassing;
+import org.structlr.inference.nd4j.GridMessagePassing;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,5 +1,7 @@
 package org.structlr.inference;
 
+import org.structlr.inference.loop.LoopMessagePassing;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,5 +1,7 @@
 package org.structlr.inference;
 
+import org.structlr.inference.loop.LoopMessagePassing;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -19,18 +21,18 @@ import org.structlr.inference.TestEngines.Engine;
 import org.structlr.inference.TestEngines.Problem;
 
 /** Every engine of {@link TestEngines#ALL} against the formulas, exact inference and each other, in double precision. */
-class MessagePassingTest {
-    static final double TIGHT = 1e-9;
+public class MessagePassingTest {
+    public static final double TIGHT = 1e-9;
 
-    static Stream<Arguments> standard() {
+    public static Stream<Arguments> standard() {
         return TestEngines.pairs(TestProblems.standard());
     }
 
-    static Stream<Arguments> engines() {
+    public static Stream<Arguments> engines() {
         return TestEngines.ALL.stream().map(Arguments::of);
     }
 
-    static Stream<Arguments> trees() {
+    public static Stream<Arguments> trees() {
         return TestEngines.pairs(List.of(
                 TestProblems.planted(TestProblems.chainProblem(8, 3, 1.0, 21), 1.0, 23),
                 TestProblems.planted(TestProblems.treeProblem(9, TestProblems.randomLabels(9, 2, 4, new Random(22)), 1.0, 22), 1.0, 24)));
@@ -65,7 +67,7 @@ class MessagePassingTest {
         }
     }
 
-    static void assertMatchesFormulas(MessagePassing mp, Problem p, double[][][] lam, double eps, String when) {
+    public static void assertMatchesFormulas(MessagePassing mp, Problem p, double[][][] lam, double eps, String when) {
         FactorGraph g = p.graph();
         int L = g.maxLabels();
         BruteForce bf = new BruteForce(g, p.unary(), p.pairwise(), lam, eps);
@@ -124,7 +126,7 @@ class MessagePassingTest {
         }
     }
 
-    static void assertLocallyConsistent(MessagePassing mp, double tol) {
+    public static void assertLocallyConsistent(MessagePassing mp, double tol) {
         FactorGraph g = mp.graph();
         int L = g.maxLabels();
         double[][] bu = TestEngines.matrix(mp.unaryBeliefs(), g.numVariables(), L);
@@ -174,7 +176,7 @@ class MessagePassingTest {
         }
     }
 
-    static double secondBestScore(Problem p, int[] map) {
+    public static double secondBestScore(Problem p, int[] map) {
         FactorGraph g = p.graph();
         int[] y = new int[g.numVariables()];
         double second = Double.NEGATIVE_INFINITY;
@@ -213,7 +215,7 @@ class MessagePassingTest {
         }
     }
 
-    static Stream<Arguments> unions() {
+    public static Stream<Arguments> unions() {
         List<Arguments> out = new ArrayList<>();
         List<Problem> general = List.of(
                 TestProblems.chainProblem(6, 3, 1.0, 61),
@@ -278,7 +280,7 @@ class MessagePassingTest {
     }
 
     /** The disjoint union of the parts, potentials re-padded to the union's label count, colourings concatenated. */
-    static Problem union(List<Problem> parts) {
+    public static Problem union(List<Problem> parts) {
         List<FactorGraph> graphs = parts.stream().map(Problem::graph).toList();
         FactorGraph g = FactorGraph.disjointUnion(graphs);
         int L = g.maxLabels();
@@ -316,7 +318,7 @@ class MessagePassingTest {
      * label 0 of variable 2 is forbidden by its unary, and label 0 of variable 0 is impossible
      * because edge (0, 1) forbids it with every label of variable 1.
      */
-    static Problem constrainedChain(double scale, long seed) {
+    public static Problem constrainedChain(double scale, long seed) {
         Problem p = TestProblems.chainProblem(6, 3, scale, seed);
         double ninf = Double.NEGATIVE_INFINITY;
         double[][] u = p.unary(), pw = p.pairwise();
@@ -328,7 +330,7 @@ class MessagePassingTest {
     }
 
     /** The standard loopy graph with a third of its pairwise entries and a few unary entries set to minus infinity. */
-    static Problem constrainedGeneral(long seed) {
+    public static Problem constrainedGeneral(long seed) {
         Problem p = TestProblems.generalProblem(9, 1.0, seed);
         Random rnd = new Random(seed + 1);
         for (double[] row : p.pairwise()) for (int k = 0; k < row.length; k++) if (rnd.nextDouble() < 0.33) row[k] = Double.NEGATIVE_INFINITY;
@@ -338,7 +340,7 @@ class MessagePassingTest {
     }
 
     /** A 3x4 grid, 3 labels, neighbours must differ, two unary labels forbidden (feasible: the grid is bipartite). */
-    static Problem constrainedGrid(long seed) {
+    public static Problem constrainedGrid(long seed) {
         Problem p = TestProblems.grid(3, 4, 3, 1.0, seed);
         for (double[] row : p.pairwise()) for (int y = 0; y < 3; y++) row[y * 3 + y] = Double.NEGATIVE_INFINITY;
         p.unary()[0][0] = Double.NEGATIVE_INFINITY;
@@ -346,15 +348,15 @@ class MessagePassingTest {
         return new Problem("constrained grid", p.graph(), p.coloring(), p.unary(), p.pairwise(), p.gridShape());
     }
 
-    static Stream<Arguments> constrained() {
+    public static Stream<Arguments> constrained() {
         return TestEngines.pairs(List.of(constrainedChain(1.0, 71), constrainedGeneral(72), constrainedGrid(74)));
     }
 
-    static Stream<Arguments> constrainedTree() {
+    public static Stream<Arguments> constrainedTree() {
         return TestEngines.pairs(List.of(constrainedChain(1.0, 73)));
     }
 
-    static Stream<Arguments> mixed() {
+    public static Stream<Arguments> mixed() {
         return TestEngines.pairs(List.of(TestProblems.mixedLabels(1.0, 81)));
     }
 
@@ -482,7 +484,7 @@ class MessagePassingTest {
      * absolute value matters: before convergence the beliefs are not locally consistent and the
      * primal can exceed the dual.
      */
-    static boolean converge(MessagePassing mp, double tol, int maxSweeps) {
+    public static boolean converge(MessagePassing mp, double tol, int maxSweeps) {
         int done = 0;
         while (done < maxSweeps) {
             int k = Math.min(Math.max(10, done / 4), maxSweeps - done);
@@ -504,7 +506,7 @@ class MessagePassingTest {
         }
     }
 
-    static double[][][] randomMessages(FactorGraph g, double scale, Random rnd) {
+    public static double[][][] randomMessages(FactorGraph g, double scale, Random rnd) {
         int L = g.maxLabels();
         double[][][] m = new double[g.numEdges()][2][L];
         for (int a = 0; a < m.length; a++) {
@@ -516,7 +518,7 @@ class MessagePassingTest {
         return m;
     }
 
-    static void assertClose(double expected, double actual, double tol, String what) {
+    public static void assertClose(double expected, double actual, double tol, String what) {
         if (expected == actual) return;   // equal infinities included
         if (Double.isNaN(actual) || Double.isInfinite(expected) || Double.isInfinite(actual)
                 || Math.abs(expected - actual) > tol * Math.max(1, Math.abs(expected))) {
@@ -524,14 +526,14 @@ class MessagePassingTest {
         }
     }
 
-    static void assertMatrixClose(double[][] expected, double[][] actual, double tol, String what) {
+    public static void assertMatrixClose(double[][] expected, double[][] actual, double tol, String what) {
         for (int r = 0; r < expected.length; r++) {
             for (int c = 0; c < expected[r].length; c++) assertClose(expected[r][c], actual[r][c], tol, what + " [" + r + "," + c + "]");
         }
     }
 
     /** Messages agree on the labels each end has (padding is not compared). */
-    static void assertMessagesEqual(double[][][] expected, double[][][] actual, FactorGraph g, double tol, String what) {
+    public static void assertMessagesEqual(double[][][] expected, double[][][] actual, FactorGraph g, double tol, String what) {
         for (int a = 0; a < g.numEdges(); a++) {
             for (int s = 0; s < 2; s++) {
                 int v = s == 0 ? g.edgeFrom(a) : g.edgeTo(a);
@@ -541,7 +543,7 @@ class MessagePassingTest {
     }
 
     /** Same messages (real labels), beliefs, dual and primal. */
-    static void assertSameState(MessagePassing want, MessagePassing got, double tol, String what) {
+    public static void assertSameState(MessagePassing want, MessagePassing got, double tol, String what) {
         FactorGraph g = want.graph();
         int L = g.maxLabels();
         assertMessagesEqual(TestEngines.messages(want), TestEngines.messages(got), g, tol, what + " messages");

@@ -1,5 +1,8 @@
 package org.structlr.inference;
 
+import org.structlr.inference.engines.Engines;
+import org.structlr.inference.nd4j.GridMessagePassing;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

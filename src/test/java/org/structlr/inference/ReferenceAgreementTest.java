@@ -23,9 +23,9 @@ import org.structlr.inference.TestEngines.Problem;
  * eps 0.1 problem of {@code smoothed_mp.py}, written to {@code reference/grid4x4.json} by
  * {@code reference/make_reference.py} (no Python at test time).
  */
-class ReferenceAgreementTest {
+public class ReferenceAgreementTest {
 
-    static JsonNode reference() {
+    public static JsonNode reference() {
         try (InputStream in = ReferenceAgreementTest.class.getResourceAsStream("/reference/grid4x4.json")) {
             if (in == null) throw new IllegalStateException("missing test resource /reference/grid4x4.json");
             return new ObjectMapper().readTree(in);
@@ -34,7 +34,7 @@ class ReferenceAgreementTest {
         }
     }
 
-    static double[][] matrix(JsonNode n) {
+    public static double[][] matrix(JsonNode n) {
         double[][] m = new double[n.size()][];
         for (int r = 0; r < m.length; r++) {
             m[r] = new double[n.get(r).size()];
@@ -43,7 +43,7 @@ class ReferenceAgreementTest {
         return m;
     }
 
-    static Stream<Arguments> cases() {
+    public static Stream<Arguments> cases() {
         JsonNode ref = reference();
         int h = ref.get("height").asInt(), w = ref.get("width").asInt(), l = ref.get("labels").asInt();
         double[][] u = matrix(ref.get("unary")), p = matrix(ref.get("pairwise"));

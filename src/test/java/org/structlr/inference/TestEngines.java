@@ -1,5 +1,9 @@
 package org.structlr.inference;
 
+import org.structlr.inference.loop.LoopMessagePassing;
+import org.structlr.inference.nd4j.GraphMessagePassing;
+import org.structlr.inference.nd4j.GridMessagePassing;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
@@ -17,7 +21,7 @@ import org.structlr.graph.FactorGraph;
  * one line in {@link #ALL}: a name, the problems it applies to, and how to build it (always in
  * {@link DataType#DOUBLE} for the precision tests).
  */
-final class TestEngines {
+public final class TestEngines {
     private TestEngines() {}
 
     /**
@@ -26,8 +30,8 @@ final class TestEngines {
      * {@code count} stacked {@code Grids.grid(height, width, labels, false)} graphs with the
      * checkerboard colouring, its grid shape.
      */
-    record Problem(String name, FactorGraph graph, Coloring coloring, double[][] unary, double[][] pairwise, int[] gridShape) {
-        Problem {
+    public record Problem(String name, FactorGraph graph, Coloring coloring, double[][] unary, double[][] pairwise, int[] gridShape) {
+        public Problem {
             coloring.checkProper(graph);
         }
 
@@ -49,7 +53,7 @@ final class TestEngines {
     }
 
     /** An engine: its name, which problems it can run, and how to build it for a problem and eps. */
-    record Engine(String name, Predicate<Problem> applies, BiFunction<Problem, Double, MessagePassing> factory) {
+    public record Engine(String name, Predicate<Problem> applies, BiFunction<Problem, Double, MessagePassing> factory) {
         /** A new engine with the problem's potentials set and zero messages. */
         MessagePassing open(Problem p, double eps) {
             MessagePassing mp = factory.apply(p, eps);
@@ -61,7 +65,7 @@ final class TestEngines {
     }
 
     /** {@code -Dstructlr.test.engines=loop,nd4j-graph} restricts the tests to the named engines. */
-    static final List<Engine> ALL;
+    public static final List<Engine> ALL;
 
     private static final List<Engine> KNOWN = List.of(
             new Engine("loop", p -> true, (p, eps) -> new LoopMessagePassing(p.graph(), p.coloring(), eps)),
@@ -77,7 +81,7 @@ final class TestEngines {
     }
 
     /** Every (engine, problem) pair where the engine applies. */
-    static Stream<Arguments> pairs(List<Problem> problems) {
+    public static Stream<Arguments> pairs(List<Problem> problems) {
         List<Arguments> out = new ArrayList<>();
         for (Engine e : ALL) {
             for (Problem p : problems) {
@@ -87,24 +91,24 @@ final class TestEngines {
         return out.stream();
     }
 
-    static INDArray unaryArray(Problem p) {
+    public static INDArray unaryArray(Problem p) {
         return Nd4j.createFromArray(p.unary()).castTo(DataType.DOUBLE);
     }
 
-    static INDArray pairwiseArray(Problem p) {
+    public static INDArray pairwiseArray(Problem p) {
         int l = p.graph().maxLabels();
         if (p.pairwise().length == 0) return Nd4j.create(DataType.DOUBLE, 0, (long) l * l);
         return Nd4j.createFromArray(p.pairwise()).castTo(DataType.DOUBLE);
     }
 
     /** The values of an array in row-major order, as doubles. */
-    static double[] flat(INDArray a) {
+    public static double[] flat(INDArray a) {
         if (a.length() == 0) return new double[0];
         return a.castTo(DataType.DOUBLE).dup('c').data().asDouble();
     }
 
     /** Messages {@code [E][2][L]} of an engine. */
-    static double[][][] messages(MessagePassing mp) {
+    public static double[][][] messages(MessagePassing mp) {
         int e = mp.graph().numEdges(), l = mp.graph().maxLabels();
         double[] f = flat(mp.messages());
         double[][][] m = new double[e][2][l];
@@ -114,12 +118,12 @@ final class TestEngines {
         return m;
     }
 
-    static INDArray messageArray(double[][][] m, int numLabels) {
+    public static INDArray messageArray(double[][][] m, int numLabels) {
         if (m.length == 0) return Nd4j.create(DataType.DOUBLE, 0, 2, numLabels);
         return Nd4j.createFromArray(m).castTo(DataType.DOUBLE);
     }
 
-    static double[][] matrix(INDArray a, int rows, int cols) {
+    public static double[][] matrix(INDArray a, int rows, int cols) {
         double[] f = flat(a);
         double[][] m = new double[rows][cols];
         for (int r = 0; r < rows; r++) System.arraycopy(f, r * cols, m[r], 0, cols);

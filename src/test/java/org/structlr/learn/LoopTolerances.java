@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.List;
 import org.structlr.data.Dataset;
 import org.structlr.model.ExampleBatch;
-import org.structlr.oracle.LinearOracle;
+import org.structlr.oracle.linear.LinearOracle;
 import org.structlr.oracle.Oracle;
 
 /**

@@ -17,8 +17,8 @@ import org.structlr.graph.FactorGraph;
 import org.structlr.inference.MessagePassing;
 import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.BiasedLogisticProblem;
-import org.structlr.oracle.ConstantScore;
-import org.structlr.oracle.LinearOracle;
+import org.structlr.oracle.linear.ConstantScore;
+import org.structlr.oracle.linear.LinearOracle;
 import org.structlr.oracle.ScoreFunction;
 
 /**

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.graph.FactorGraph;
 import org.structlr.graph.Grids;
-import org.structlr.inference.LoopMessagePassing;
+import org.structlr.inference.loop.LoopMessagePassing;
 import org.structlr.inference.MessagePassing;
 
 /** R on a subspace, computed without an engine, against the engine's own R and finite differences. */

@@ -31,9 +31,9 @@ import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.Training;
 import org.structlr.oracle.BiasedLogisticProblem;
-import org.structlr.oracle.BoostOracle;
-import org.structlr.oracle.BoostScore;
-import org.structlr.oracle.FullyConvolutionalScore;
+import org.structlr.oracle.boost.BoostOracle;
+import org.structlr.oracle.boost.BoostScore;
+import org.structlr.oracle.fcn.FullyConvolutionalScore;
 import org.structlr.graph.GridBatch;
 import org.structlr.oracle.ScoreFunction;
 

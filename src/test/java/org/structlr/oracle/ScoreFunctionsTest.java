@@ -1,5 +1,11 @@
 package org.structlr.oracle;
 
+import org.structlr.oracle.boost.BoostOracle;
+import org.structlr.oracle.linear.ConstantOracle;
+import org.structlr.oracle.linear.LinearOracle;
+import org.structlr.oracle.linear.ZeroOracle;
+import org.structlr.oracle.nn.MlpOracle;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

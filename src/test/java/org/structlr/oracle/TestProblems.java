@@ -7,7 +7,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
 /** Small, well-posed (non-separable) biased logistic problems for the tests. */
-final class TestProblems {
+public final class TestProblems {
 
     private TestProblems() {
     }
@@ -16,7 +16,7 @@ final class TestProblems {
      * X [n, d] with a constant-1 first column and N(0,1) others; bias N(0, biasScale^2); labels sampled
      * from softmax(X Wtrue + bias) with Wtrue ~ N(0,1), so every class occurs and nothing separates.
      */
-    static BiasedLogisticProblem random(int n, int d, int c, double biasScale, long seed, DataType dt) {
+    public static BiasedLogisticProblem random(int n, int d, int c, double biasScale, long seed, DataType dt) {
         Random r = new Random(seed);
         double[] x = new double[n * d];
         double[] b = new double[n * c];
@@ -46,7 +46,7 @@ final class TestProblems {
     }
 
     /** Same features and labels, a new bias (as when messages move between oracle calls). */
-    static BiasedLogisticProblem withNewBias(BiasedLogisticProblem p, double biasScale, long seed) {
+    public static BiasedLogisticProblem withNewBias(BiasedLogisticProblem p, double biasScale, long seed) {
         Random r = new Random(seed);
         double[] b = new double[p.numRows() * p.numClasses()];
         for (int i = 0; i < b.length; i++) b[i] = biasScale * r.nextGaussian();
@@ -54,7 +54,7 @@ final class TestProblems {
         return new BiasedLogisticProblem(p.features(), p.labels(), ba, p.numClasses());
     }
 
-    static double maxAbsDiff(INDArray a, INDArray b) {
+    public static double maxAbsDiff(INDArray a, INDArray b) {
         return a.castTo(DataType.DOUBLE).sub(b.castTo(DataType.DOUBLE)).amaxNumber().doubleValue();
     }
 }

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.structlr.data.DenoisingGenerator;
 import org.structlr.data.Example;
 import org.structlr.model.CrfModel;
-import org.structlr.oracle.ConstantScore;
+import org.structlr.oracle.linear.ConstantScore;
 import org.structlr.oracle.ScoreFunction;
 
 class PairStrengthFigureTest {

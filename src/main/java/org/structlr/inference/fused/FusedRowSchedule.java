@@ -1,0 +1,155 @@
+package org.structlr.inference.fused;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.structlr.graph.GridBatch;
+
+/**
+ * The order in which one red-black sweep visits the pixel rows, so that both colours of a row are
+ * updated while its data is still in cache, with exactly the result of the plain order (all of
+ * colour 0, then all of colour 1).
+ *
+ * <h2>Why the result is the same</h2>
+ * Colour 0 of row r reads colour 1's messages of rows r-1, r, r+1 as they were before the sweep;
+ * colour 1 of row r reads colour 0's messages of rows r-1, r, r+1 as they are after colour 0's
+ * half. So within a block of rows the wavefront
+ * <pre>
+ *   for r in block: colour 0 of row r, then colour 1 of row r-1
+ * </pre>
+ * gives every pixel the inputs it gets in the plain order: when colour 1 of row r-1 runs, colour 0
+ * of rows up to r is done; when colour 0 of row r runs, colour 1 is done only up to row r-2.
+ * Each row's tables and messages are read by both colours within two steps, so a sweep streams
+ * them from memory once instead of twice (the point for many labels, where it is memory-bound).
+ *
+ * <h2>Several sweeps at once</h2>
+ * The same argument carries over to sweeps: with sweep sigma running two rows behind sweep
+ * sigma - 1,
+ * <pre>
+ *   step r: for sigma = 0 .. T-1: colour 0 of row r - 2 sigma, then colour 1 of row r - 2 sigma - 1
+ * </pre>
+ * every operation again sees exactly what it sees in T plain sweeps (colour 0 of sweep sigma + 1
+ * at row x needs colour 1 of sweep sigma done up to row x + 1, which ran one step earlier in this
+ * step's order, and colour 1 of sweep sigma at row y must read colour 0 before sweep sigma + 1
+ * rewrites rows y - 1 .. y + 1, which it does at least one step later). So an image whose 2T + 2
+ * rows in flight fit the L2 cache is read from memory once per T sweeps instead of once per sweep.
+ * This is used when no image is cut (images are independent, so then each thread runs all the
+ * sweeps of its images without waiting for the others).
+ *
+ * <h2>Threads</h2>
+ * Images are cut into blocks of rows, contiguous per thread. A cut inside an image couples two
+ * blocks: colour 1 of the rows on either side of the cut needs colour 0 of the other block. Those
+ * (at most two rows per block) wait for a second phase after all threads have finished their
+ * blocks. Pixels of one colour share no edge, so neither the cuts nor the thread count change a bit.
+ */
+final class FusedRowSchedule {
+    /** The star update of colour c over pixel row r of image k, run by part p (p's scratch may be reused). */
+    interface RowPass {
+        void run(int part, int c, int image, int row);
+    }
+
+    /** Rows [r0, r1) of one image; cutTop / cutBottom: the neighbouring rows belong to another block. */
+    record Block(int image, int r0, int r1, boolean cutTop, boolean cutBottom) {}
+
+    /** Per thread, its blocks in order. */
+    final List<List<Block>> parts;
+    /** Whether some image is cut between two blocks. */
+    final boolean cuts;
+
+    /**
+     * Rows are dealt to {@code threads} parts of about equal pixel count, in image order; an image
+     * is cut only where a part ends inside it.
+     */
+    FusedRowSchedule(GridBatch batch, int threads) {
+        long total = 0;
+        for (int k = 0; k < batch.count(); k++) total += (long) batch.height(k) * batch.width(k);
+        List<List<Block>> ps = new ArrayList<>();
+        List<Block> current = new ArrayList<>();
+        long done = 0;
+        int part = 0;
+        for (int k = 0; k < batch.count(); k++) {
+            int h = batch.height(k), w = batch.width(k), r0 = 0;
+            for (int r = 0; r < h; r++) {
+                done += w;
+                // the part ends after this row when it has its share (and is not the last part)
+                boolean end = part < threads - 1 && done * threads >= total * (part + 1);
+                if (end || r == h - 1) {
+                    current.add(new Block(k, r0, r + 1, r0 > 0, r + 1 < h));
+                    r0 = r + 1;
+                }
+                if (end) {
+                    ps.add(current);
+                    current = new ArrayList<>();
+                    part++;
+                }
+            }
+        }
+        if (!current.isEmpty()) ps.add(current);
+        parts = List.copyOf(ps);
+        cuts = parts.stream().flatMap(List::stream).anyMatch(b -> b.cutTop() || b.cutBottom());
+    }
+
+    /**
+     * {@code sweeps} sweeps, the same bits as that many plain sweeps. Without cuts each image runs
+     * up to {@code depth[image]} sweeps at once; with cuts one sweep at a time.
+     */
+    void iterate(SweepPool pool, int sweeps, int[] depth, RowPass pass) {
+        if (cuts) {
+            for (int s = 0; s < sweeps; s++) sweep(pool, pass);
+            return;
+        }
+        pool.run(parts.size(), p -> {
+            for (Block b : parts.get(p)) {
+                for (int done = 0; done < sweeps; ) {
+                    int t = Math.max(1, Math.min(depth[b.image()], sweeps - done));
+                    severalSweeps(p, b, t, pass);
+                    done += t;
+                }
+            }
+        });
+    }
+
+    /** T sweeps of a whole image (block without cuts), sweep sigma two rows behind sweep sigma - 1. */
+    private static void severalSweeps(int p, Block b, int sweeps, RowPass pass) {
+        int h = b.r1();
+        for (int r = 0; r <= h + 2 * sweeps - 2; r++) {
+            for (int sigma = 0; sigma < sweeps; sigma++) {
+                int r0 = r - 2 * sigma;
+                if (r0 >= 0 && r0 < h) pass.run(p, 0, b.image(), r0);
+                if (r0 - 1 >= 0 && r0 - 1 < h) pass.run(p, 1, b.image(), r0 - 1);
+            }
+        }
+    }
+
+    /** One sweep: phase 1, each part's blocks in wavefront order; phase 2, colour 1 of the rows next to cuts. */
+    void sweep(SweepPool pool, RowPass pass) {
+        pool.run(parts.size(), p -> {
+            for (Block b : parts.get(p)) wavefront(p, b, pass);
+        });
+        if (!cuts) return;
+        pool.run(parts.size(), p -> {
+            for (Block b : parts.get(p)) {
+                if (b.cutTop()) pass.run(p, 1, b.image(), b.r0());
+                if (b.cutBottom() && !(b.cutTop() && b.r1() - 1 == b.r0())) pass.run(p, 1, b.image(), b.r1() - 1);
+            }
+        });
+    }
+
+    /** Colour 0 of row r, then colour 1 of row r-1, for the rows whose colour 1 needs nothing from another block. */
+    private static void wavefront(int p, Block b, RowPass pass) {
+        int lo = b.r0() + (b.cutTop() ? 1 : 0), hi = b.r1() - (b.cutBottom() ? 1 : 0);   // colour-1 rows [lo, hi)
+        for (int r = b.r0(); r < b.r1(); r++) {
+            pass.run(p, 0, b.image(), r);
+            if (r - 1 >= lo && r - 1 < hi) pass.run(p, 1, b.image(), r - 1);
+        }
+        if (b.r1() - 1 >= lo && b.r1() - 1 < hi) pass.run(p, 1, b.image(), b.r1() - 1);
+    }
+
+    /** The plain order, all of colour 0 then all of colour 1 (for tests: it must give the same bits). */
+    static void plainSweep(GridBatch batch, RowPass pass) {
+        for (int c = 0; c < 2; c++) {
+            for (int k = 0; k < batch.count(); k++) {
+                for (int r = 0; r < batch.height(k); r++) pass.run(0, c, k, r);
+            }
+        }
+    }
+}

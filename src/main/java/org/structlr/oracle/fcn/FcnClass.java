@@ -1,0 +1,101 @@
+package org.structlr.oracle.fcn;
+
+import org.structlr.oracle.FunctionClass;
+import org.structlr.oracle.FunctionExport;
+import org.structlr.oracle.Oracle;
+import org.structlr.oracle.ScoreFunction;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Random;
+import java.util.Set;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.deeplearning4j.util.ModelSerializer;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.factory.Nd4j;
+
+/**
+ * Fully convolutional networks over whole images ({@link FcnOracle}): unary scores per pixel, or
+ * pairwise scores per horizontal and vertical edge computed from the pixel (unary) features. They
+ * need every example to be an image (checked by {@code Training.checkApplicable}).
+ */
+public final class FcnClass implements FunctionClass {
+    @Override public String name() { return "fcn"; }
+    @Override public String description() { return "fully convolutional network over whole images (DL4J)"; }
+    @Override public Oracle create(Context c) { return tuned(c.unary() ? FcnOracle.unary() : FcnOracle.pairwise()).withSeed(c.seed()); }
+
+    /**
+     * The defaults, or for tuning runs the JVM properties {@code structlr.fcn.epochs}, {@code .batch},
+     * {@code .width}, {@code .lr}, {@code .descentCheck=false}, {@code .weightDecay}, {@code .recovery} (there are no CLI options per function class; the oracle's
+     * {@code describe()}, which reports and models record, names the values used).
+     */
+    static FcnOracle tuned(FcnOracle o) {
+        String e = System.getProperty("structlr.fcn.epochs"), b = System.getProperty("structlr.fcn.batch"),
+                w = System.getProperty("structlr.fcn.width"), lr = System.getProperty("structlr.fcn.lr");
+        try {
+            if (e != null) o = o.withEpochs(Integer.parseInt(e));
+            if (b != null) o = o.withBatch(Integer.parseInt(b));
+            if (w != null) o = o.withWidth(Integer.parseInt(w));
+            if (lr != null) o = o.withLearningRate(Double.parseDouble(lr));
+            if ("false".equals(System.getProperty("structlr.fcn.descentCheck"))) o = o.withDescentCheck(false);
+            String wd = System.getProperty("structlr.fcn.weightDecay"), rec = System.getProperty("structlr.fcn.recovery");
+            if (wd != null) o = o.withWeightDecay(Double.parseDouble(wd));
+            if (rec != null) o = o.withRecovery(Double.parseDouble(rec));
+        } catch (NumberFormatException x) {
+            throw new IllegalArgumentException("fcn: a structlr.fcn.* property is not a number: " + x.getMessage());
+        }
+        return o;
+    }
+    @Override public Set<String> kinds() { return Set.of(FcnScore.KIND, FcnPairScore.KIND); }
+
+    @Override
+    public ScoreFunction load(Path dir, JsonNode meta) throws IOException {
+        return FcnPairScore.KIND.equals(meta.path("kind").asText()) ? FcnPairScore.load(dir, meta) : FcnScore.load(dir, meta);
+    }
+
+    /**
+     * A ComputationGraph zip (DL4J's classes only) run on a whole image, with the manifest lines that
+     * say how its output channels map to pixels and edges; checked on a random image of an odd size
+     * against {@link FullyConvolutionalScore#outputImage} before anything is written.
+     */
+    @Override
+    public ObjectNode export(ScoreFunction f, ExportTarget t) throws IOException {
+        if (!(f instanceof FullyConvolutionalScore fcn)) throw new IllegalArgumentException("fcn export: not an fcn function: " + f.kind());
+        ComputationGraph net = fcn.plainNetwork();
+        int d = fcn.numFeatures(), c = fcn.numClasses(), k = fcn.groups(), h = 5, w = 7;
+        Random rng = new Random(0x5eed ^ t.name().hashCode());
+        double[] v = new double[d * h * w];
+        for (int i = 0; i < v.length; i++) v[i] = rng.nextDouble();
+        INDArray x = Nd4j.create(v, new long[] {1, d, h, w}, DataType.DOUBLE).castTo(net.params().dataType());
+        INDArray want = fcn.outputImage(x).castTo(DataType.DOUBLE), got = net.output(x)[0].castTo(DataType.DOUBLE);
+        double worst = want.sub(got).amaxNumber().doubleValue() / Math.max(1, want.amaxNumber().doubleValue());
+        if (!java.util.Arrays.equals(want.shape(), got.shape()) || !(worst <= FunctionExport.TOLERANCE)) {
+            throw new IllegalStateException(t.name() + ": exported fcn differs from structlr's by " + worst);
+        }
+        String file = t.stem() + ".zip";
+        ModelSerializer.writeModel(net, t.dir().resolve(file).toFile(), false);
+        ObjectNode o = JsonNodeFactory.instance.objectNode();
+        o.put("file", file);
+        o.put("format", "dl4j-computationgraph");
+        o.put("wholeImage", true);
+        o.put("features", d);
+        o.put("featuresFrom", "unary");
+        o.put("groups", k);
+        o.put("dataType", net.params().dataType().toString());
+        o.put("input", "one whole image of any size: INDArray [1, " + d + ", H, W], channel j at (r, c) = column j of the "
+                + "unary feature row of pixel (r, c) (row r * W + c)" + (k == 2 ? "; the pairwise fcn reads the unary (pixel) "
+                + "features, not the edge features" : ""));
+        o.put("output", "net.output(image)[0] = [1, " + (k * c) + ", H, W]");
+        o.put("mapping", k == 1
+                ? "g_unary(pixel (r, c))[y] = output[0, y, r, c]"
+                : "g(edge (r, c)-(r, c+1))[y_i * L + y_j] = output[0, y_i * L + y_j, r, c] (horizontal edges); "
+                + "g(edge (r, c)-(r+1, c))[y_i * L + y_j] = output[0, " + c + " + y_i * L + y_j, r, c] (vertical edges); "
+                + "i is the left or upper pixel; channels 0.." + (c - 1) + " of the last column and " + c + ".." + (2 * c - 1)
+                + " of the last row belong to no edge");
+        return o;
+    }
+}

@@ -1,0 +1,58 @@
+package org.structlr.oracle.fcn;
+
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.indexing.NDArrayIndex;
+import org.structlr.graph.GridBatch;
+
+/**
+ * Moving between the row layout of a grid batch (one row per pixel, images stacked in
+ * {@link GridBatch} order) and the whole-image tensors of a convolutional network ({@code [1, ch, H, W]},
+ * NCHW). A network with {@code K*C} output channels holds K groups of C scores per pixel; as rows they
+ * are {@code [V*K, C]}, row {@code (v, s)} at {@code v*K + s}. For the pairwise FCN (K = 2) group 0 of
+ * pixel (r, c) scores the edge to its right neighbour and group 1 the edge to the pixel below.
+ */
+final class ImageTensors {
+    /** Group of the edge to the right neighbour (horizontal) and to the one below (vertical). */
+    static final int RIGHT = 0, DOWN = 1;
+
+    private ImageTensors() {
+    }
+
+    /** Image k of the batch as {@code [1, D, H, W]} from {@code rows [V, D]}, in {@code type}. */
+    static INDArray image(INDArray rows, GridBatch layout, int k, DataType type) {
+        int h = layout.height(k), w = layout.width(k), off = layout.variableOffset(k);
+        long d = rows.size(1);
+        INDArray part = rows.get(NDArrayIndex.interval(off, off + h * w), NDArrayIndex.all());
+        return toChannels(part, h, w, 1, type);
+    }
+
+    /** Rows {@code [H*W*K, C]} (pixel-major, then group) of one image as {@code [1, K*C, H, W]}. */
+    static INDArray toChannels(INDArray rows, int h, int w, int groups, DataType type) {
+        long kc = rows.size(1) * groups;
+        INDArray a = rows.castTo(type).dup('c').reshape('c', (long) h * w, kc);   // pixel, channel
+        return a.transpose().dup('c').reshape('c', 1, kc, h, w);
+    }
+
+    /** {@code [1, K*C, H, W]} as rows {@code [H*W*K, C]}. */
+    static INDArray toRows(INDArray out, int groups) {
+        long kc = out.size(1), hw = out.size(2) * out.size(3);
+        return out.reshape('c', kc, hw).transpose().dup('c').reshape('c', hw * groups, kc / groups);
+    }
+
+    /**
+     * For every edge of the layout (its order: per image, horizontal edges row-major, then vertical
+     * row-major), its row in the {@code [V*2, C]} group rows: {@code (v*2 + RIGHT)} for the horizontal
+     * edge (v, v+1), {@code (v*2 + DOWN)} for the vertical edge (v, v+W).
+     */
+    static int[] edgeSlots(GridBatch layout) {
+        int[] slots = new int[layout.numEdges()];
+        int e = 0;
+        for (int k = 0; k < layout.count(); k++) {
+            int h = layout.height(k), w = layout.width(k), off = layout.variableOffset(k);
+            for (int r = 0; r < h; r++) for (int c = 0; c + 1 < w; c++) slots[e++] = (off + r * w + c) * 2 + RIGHT;
+            for (int r = 0; r + 1 < h; r++) for (int c = 0; c < w; c++) slots[e++] = (off + r * w + c) * 2 + DOWN;
+        }
+        return slots;
+    }
+}

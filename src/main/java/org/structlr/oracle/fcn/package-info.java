@@ -1,0 +1,6 @@
+/**
+ * The {@code fcn} function class: fully convolutional DL4J ComputationGraphs over whole images
+ * (a unary network scoring every pixel, a pairwise network scoring every edge of the grid), fitted
+ * with descent steps on the biased loss; data-parallel averaging for Spark.
+ */
+package org.structlr.oracle.fcn;
