@@ -20,9 +20,11 @@ import org.structlr.graph.Coloring;
 import org.structlr.graph.FactorGraph;
 import org.structlr.inference.nd4j.GraphMessagePassing;
 import org.structlr.inference.loop.LoopMessagePassing;
+import org.structlr.inference.Deadline;
 import org.structlr.inference.InferenceResult;
 import org.structlr.inference.LabelingEnergy;
 import org.structlr.inference.MapDecoder;
+import org.structlr.inference.MapSearch;
 import org.structlr.inference.MessagePassing;
 import org.structlr.inference.StopRule;
 import picocli.CommandLine.Command;
@@ -76,6 +78,12 @@ final class InferCommand implements Callable<Integer> {
 
     enum Engine { auto, graph, loop }
 
+    /** The decoders: {@link MapDecoder}'s kinds and the {@link MapSearch} on top of them. */
+    enum Decoder { argmax, best, icm, round, search }
+
+    /** The search's settings (measured on the UAI 2014 models: bench/uai, docs/wave3/regions.md). */
+    static final MapSearch.Settings SEARCH = new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 20, true, true, 2000, 1);
+
     enum Format {
         json, uai_mar, uai_map;
 
@@ -105,11 +113,18 @@ final class InferCommand implements Callable<Integer> {
                     + "0 runs all iterations (default: ${DEFAULT-VALUE}).")
     double tolerance;
 
-    @Option(names = "--decode", paramLabel = "DECODER", defaultValue = "round",
+    @Option(names = "--decode", paramLabel = "DECODER", defaultValue = "search",
             description = "How labels are decoded: argmax = of the final beliefs; best = best energy over the sweeps' argmaxes; "
                     + "icm = best, then ICM local search; round = also rounding that fixes the most confident variables in blocks "
-                    + "and re-runs a few sweeps, then ICM (the better of round and icm). One of ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
-    MapDecoder.Kind decode;
+                    + "and re-runs a few sweeps, then ICM (the better of round and icm); search = round, then eps annealed towards "
+                    + "0.001 with warm messages, frustrated cycles added as regions, and local search (forest moves, fusion, "
+                    + "iterated local search) until the time limit or nothing improves. One of ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    Decoder decode;
+
+    @Option(names = "--time-limit", paramLabel = "SECONDS",
+            description = "Stop sweeping and decoding after this many seconds of wall-clock time (counted after the file is read) "
+                    + "and report the best labels found; default: no limit.")
+    Double timeLimit;
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "json", converter = FormatConverter.class,
             description = "json, uai-mar (UAI competition marginals) or uai-map (UAI competition labels) (default: ${DEFAULT-VALUE}).")
@@ -143,6 +158,9 @@ final class InferCommand implements Callable<Integer> {
         if (!(tolerance >= 0)) {
             throw new ParameterException(spec.commandLine(), "--tolerance must be at least 0, got " + tolerance);
         }
+        if (timeLimit != null && !(timeLimit > 0 && timeLimit < 1e9)) {
+            throw new ParameterException(spec.commandLine(), "--time-limit must be a number of seconds greater than 0, got " + timeLimit);
+        }
         Path out = output == null ? null : output.toAbsolutePath();
         if (out != null) checkWritable(out);
 
@@ -155,10 +173,18 @@ final class InferCommand implements Callable<Integer> {
         FactorGraph g = model.graph();
         INDArray unary = model.unary(DataType.DOUBLE), pairwise = model.pairwise(DataType.DOUBLE), regions = model.regions(DataType.DOUBLE);
         LabelingEnergy energy = new LabelingEnergy(g, model.unaryArray(), model.pairwiseArray(), model.regionArray());
+        Deadline deadline = timeLimit == null ? Deadline.NONE : Deadline.wall(timeLimit);
+        StopRule stop = new StopRule(iterations, tolerance, CHECK_EVERY, deadline);
         MapDecoder.Result res;
+        MapSearch.Result search = null;
         try (MessagePassing mp = newEngine(chooseEngine(engine, g), g, eps)) {
             mp.setPotentials(unary, pairwise, regions);
-            res = new MapDecoder(decode, energy).run(mp, new StopRule(iterations, tolerance, CHECK_EVERY));
+            MapDecoder.Kind kind = decode == Decoder.search ? MapDecoder.Kind.best : MapDecoder.Kind.valueOf(decode.name());
+            res = new MapDecoder(kind, energy).run(mp, stop);
+            if (decode == Decoder.search) {
+                PrintWriter err = spec.commandLine().getErr();
+                search = new MapSearch(energy, (graph, e) -> newEngine(chooseEngine(engine, graph), graph, e), SEARCH, deadline, err).run(mp, res.labels());
+            }
         }
         double[][] beliefs = res.beliefs().toDoubleMatrix();
         double[][] marginals = new double[g.numVariables()][];
@@ -173,9 +199,9 @@ final class InferCommand implements Callable<Integer> {
             }
         }
         String text = switch (format) {
-            case json -> json(res, marginals);
+            case json -> json(res, search, marginals);
             case uai_mar -> uaiMar(marginals);
-            case uai_map -> uaiMap(res.labels());
+            case uai_map -> uaiMap(search == null ? res.labels() : search.labels());
         };
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         if (out == null) {
@@ -188,18 +214,37 @@ final class InferCommand implements Callable<Integer> {
         return Main.EXIT_OK;
     }
 
-    private static String json(MapDecoder.Result res, double[][] marginals) throws IOException {
+    private String json(MapDecoder.Result res, MapSearch.Result search, double[][] marginals) throws IOException {
         InferenceResult r = res.inference();
+        double energy = search == null ? res.energy() : search.energy();
+        double bound = search == null ? res.bound() : Math.min(res.bound(), search.bound());
+        int[] labels = search == null ? res.labels() : search.labels();
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("dual", finiteOrNull(r.dual()));
         json.put("primal", finiteOrNull(r.primal()));
         json.put("gap", finiteOrNull(r.gap()));
         json.put("iterations", r.iterations());
         json.put("converged", r.converged());
-        json.put("decoder", res.decoder().name());
-        json.put("energy", finiteOrNull(res.energy()));
-        json.put("feasible", res.energy() > Double.NEGATIVE_INFINITY);
-        json.put("labels", res.labels());
+        json.put("decoder", decode.name());
+        json.put("energy", finiteOrNull(energy));
+        json.put("feasible", energy > Double.NEGATIVE_INFINITY);
+        json.put("bound", finiteOrNull(bound));
+        json.put("certified", energy > Double.NEGATIVE_INFINITY && bound - energy <= 1e-9 * Math.max(1, Math.abs(bound)));
+        if (search != null) {
+            java.util.List<Map<String, Object>> stages = new java.util.ArrayList<>();
+            for (MapSearch.Stage st : search.stages()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("stage", st.name());
+                m.put("eps", st.eps());
+                m.put("sweeps", st.sweeps());
+                m.put("energy", finiteOrNull(st.energy()));
+                m.put("bound", finiteOrNull(st.bound()));
+                m.put("seconds", st.seconds());
+                stages.add(m);
+            }
+            json.put("stages", stages);
+        }
+        json.put("labels", labels);
         json.put("marginals", marginals);
         ObjectMapper mapper = new ObjectMapper().disable(SerializationFeature.CLOSE_CLOSEABLE);
         return mapper.writerWithDefaultPrettyPrinter().writeValueAsString(json) + System.lineSeparator();
@@ -239,11 +284,10 @@ final class InferCommand implements Callable<Integer> {
         AtomicFiles.write(out, os -> os.write(bytes));
     }
 
-    /** auto: the loop engine while the tables are small (see {@link #AUTO_LOOP_MAX_ENTRIES}), and for regions (not yet on ND4J). */
+    /** auto: the loop engine while the tables a sweep reads are small (see {@link #AUTO_LOOP_MAX_ENTRIES}). */
     static Engine chooseEngine(Engine kind, FactorGraph g) {
         if (kind != Engine.auto) return kind;
-        if (g.hasRegions()) return Engine.loop;
-        long entries = (long) g.numEdges() * g.maxLabels() * g.maxLabels() + (long) g.numVariables() * g.maxLabels();
+        long entries = (long) g.numEdges() * g.maxLabels() * g.maxLabels() + (long) g.numVariables() * g.maxLabels() + g.regionSweepEntries();
         return entries <= AUTO_LOOP_MAX_ENTRIES ? Engine.loop : Engine.graph;
     }
 

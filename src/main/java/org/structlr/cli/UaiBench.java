@@ -89,8 +89,8 @@ public final class UaiBench {
         VARIANTS.put("anneal", new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 0, true, false, 0, 1));
         VARIANTS.put("anneal-local", new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 0, true, true, 0, 1));
         VARIANTS.put("tighten", new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 20, true, true, 0, 1));
-        VARIANTS.put("polish", new MapSearch.Settings(0.1, 0.5, 1, 0, true, true, 1_000_000, 1));
-        VARIANTS.put("search", new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 20, true, true, 1_000_000, 1));
+        VARIANTS.put("polish", new MapSearch.Settings(0.1, 0.5, 1, 0, true, true, 2000, 1));
+        VARIANTS.put("search", new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 20, true, true, 2000, 1));
     }
 
     static void run(Path models, Path listFile, Path out, String variant, double seconds) throws IOException {

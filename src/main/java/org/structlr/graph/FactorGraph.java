@@ -306,6 +306,16 @@ public final class FactorGraph {
         return (t / regionStride[k]) % numLabels[regionVars[k]];
     }
 
+    /**
+     * Sum over regions of (variables x table entries): the table entries one sweep of star updates
+     * reads (each region's table once per variable of it), the regions' share of a sweep's cost.
+     */
+    public long regionSweepEntries() {
+        long s = 0;
+        for (int r = 0; r < numRegions(); r++) s += (long) regionSize(r) * regionEntries(r);
+        return s;
+    }
+
     /** Indices of the regions of each region type, in region order. */
     public int[][] regionsByType() {
         return groupBy(regionType, regionTypeNames.size());

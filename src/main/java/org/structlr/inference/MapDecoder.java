@@ -37,8 +37,17 @@ public final class MapDecoder {
     static final double CONFIDENT = 1 - 1e-3;
     static final int ICM_SWEEPS = 1000;
 
-    /** The run's summary, the beliefs before rounding ({@code [V, L]}), the labels and their energy. */
-    public record Result(InferenceResult inference, INDArray beliefs, int[] labels, double energy, Kind decoder) {}
+    /**
+     * The run's summary, the beliefs before rounding ({@code [V, L]}), the labels and their energy, and
+     * {@link DualBound}'s upper bound on the MAP value at the messages of the run (before rounding
+     * clamps anything).
+     */
+    public record Result(InferenceResult inference, INDArray beliefs, int[] labels, double energy, Kind decoder, double bound) {
+        /** True when the energy reaches the bound (to rounding): the labels are a MAP. */
+        public boolean certified() {
+            return energy > Double.NEGATIVE_INFINITY && bound - energy <= 1e-9 * Math.max(1, Math.abs(bound));
+        }
+    }
 
     private final Kind kind;
     private final LabelingEnergy energy;
@@ -61,7 +70,7 @@ public final class MapDecoder {
         if (kind == Kind.argmax) {
             InferenceResult r = mp.run(stop);
             int[] y = mp.decode();
-            return new Result(r, mp.unaryBeliefs().castTo(DataType.DOUBLE), y, energy.energy(y), kind);
+            return new Result(r, mp.unaryBeliefs().castTo(DataType.DOUBLE), y, energy.energy(y), kind, DualBound.of(energy, mp));
         }
         // MessagePassing.run, one sweep at a time so every sweep's argmax is scored.
         int[] best = mp.decode();
@@ -88,7 +97,8 @@ public final class MapDecoder {
         double d = mp.dual(), p = mp.primal();
         InferenceResult r = new InferenceResult(done, d, p, d - p, Math.abs(d - p) <= stop.gapTolerance());
         INDArray beliefs = mp.unaryBeliefs().castTo(DataType.DOUBLE);
-        if (kind == Kind.best) return new Result(r, beliefs, best, bestE, kind);
+        double bound = DualBound.of(energy, mp);
+        if (kind == Kind.best) return new Result(r, beliefs, best, bestE, kind, bound);
         int[] y = best.clone();
         double e = energy.icm(y, ICM_SWEEPS);
         if (kind == Kind.round) {
@@ -99,7 +109,7 @@ public final class MapDecoder {
                 y = z;
             }
         }
-        return new Result(r, beliefs, y, e, kind);
+        return new Result(r, beliefs, y, e, kind, bound);
     }
 
     /**

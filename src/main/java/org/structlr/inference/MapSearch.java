@@ -34,8 +34,9 @@ public final class MapSearch {
      * @param tighten     the most tightening rounds (0: none)
      * @param round       whether rounding ({@link MapDecoder.Kind#round}) runs after the first run
      * @param localSearch whether local search runs after each stage
-     * @param polish      the most rounds of iterated local search at the end (a random block of the best
-     *                    labelling relabelled at random, then forest moves; kept when better)
+     * @param polish      iterated local search at the end (a random block of the best labelling relabelled
+     *                    at random, then forest moves; kept when better) stops after this many rounds in a
+     *                    row without improvement (0: none)
      * @param seed        of the random forests of the local search
      */
     public record Settings(double epsMin, double epsFactor, int sweeps, int tighten, boolean round, boolean localSearch, int polish, long seed) {
@@ -213,7 +214,8 @@ public final class MapSearch {
     /**
      * Iterated local search from the best labelling: a connected block of random size (grown
      * breadth-first from a random variable) gets random labels, forest moves repair it, and the result
-     * replaces the best when better. Returns the rounds run.
+     * replaces the best when better; until settings.polish() rounds in a row bring nothing. Returns
+     * the rounds run.
      */
     private int polish() {
         FactorGraph g = energy.graph();
@@ -222,7 +224,10 @@ public final class MapSearch {
         int round = 0;
         int[] queue = new int[V];
         boolean[] inBlock = new boolean[V];
-        for (; round < settings.polish() && timeLeft() && !certified(); round++) {
+        int idle = 0;
+        for (; idle < settings.polish() && timeLeft() && !certified(); round++) {
+            double before = bestE;
+            int brokenBefore = bestBroken;
             int[] z = best.clone();
             int size = 1 + rnd.nextInt(Math.max(1, V / 10));
             int head = 0, tail = 0;
@@ -246,6 +251,7 @@ public final class MapSearch {
             local.forestMoves(z, 20, 2, rnd, deadline);
             offer(z);
             candidates.remove(candidates.size() - 1); // polish candidates are not kept for fusion
+            idle = bestBroken < brokenBefore || bestE > before ? 0 : idle + 1;
         }
         return round;
     }

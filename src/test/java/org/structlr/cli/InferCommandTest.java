@@ -282,7 +282,7 @@ class InferCommandTest {
         assertTrue(r.out().contains("default: 1000"), r.out());
         assertTrue(r.out().contains("default: 1e-6") || r.out().contains("default: 1.0E-6"), r.out());
         assertTrue(r.out().contains("default: auto"), r.out());
-        assertTrue(r.out().contains("default: round"), r.out());
+        assertTrue(r.out().contains("default: search"), r.out());
         assertTrue(r.out().contains("default: json"), r.out());
     }
 

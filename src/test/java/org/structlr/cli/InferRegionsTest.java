@@ -92,4 +92,54 @@ class InferRegionsTest {
         // the most probable joint: enumerate by hand. a=1 (0.7), b=0 (0.6), c=1 (0.75): 0.315; a=1,b=1,c=1: 0.7*0.4*0.95 = 0.266
         assertEquals("MAP\n3 1 0 1\n", Files.readString(out));
     }
+
+    /** A frustrated binary grid (spin glass) in UAI text. */
+    static String spinGlass(int h, int w, long seed) {
+        Random r = new Random(seed);
+        StringBuilder sc = new StringBuilder(), tb = new StringBuilder();
+        int f = 0;
+        for (int i = 0; i < h; i++) {
+            for (int j = 0; j < w; j++) {
+                int v = i * w + j;
+                for (int[] d : new int[][] {{0, 1}, {1, 0}}) {
+                    if (i + d[0] >= h || j + d[1] >= w) continue;
+                    int u = (i + d[0]) * w + j + d[1];
+                    double c = Math.exp(r.nextGaussian());
+                    sc.append("2 ").append(v).append(' ').append(u).append('\n');
+                    tb.append("4 ").append(c).append(' ').append(1 / c).append(' ').append(1 / c).append(' ').append(c).append('\n');
+                    f++;
+                }
+            }
+        }
+        return "MARKOV\n" + h * w + "\n" + "2 ".repeat(h * w) + "\n" + f + "\n" + sc + tb;
+    }
+
+    @Test
+    void timeLimitStopsEarlyWithValidLabelsAndTheBoundIsAboveTheEnergy() throws IOException {
+        Path in = dir.resolve("glass.uai");
+        Files.writeString(in, spinGlass(40, 40, 3));
+        InferCommandTest.Run run = InferCommandTest.run("infer", in.toString(), "--time-limit", "0.001", "--iterations", "100000", "--tolerance", "0");
+        assertEquals(0, run.code(), run.err());
+        JsonNode j = OM.readTree(run.out());
+        assertTrue(j.get("iterations").asInt() < 100000, "stopped at the deadline, not after all sweeps: " + j.get("iterations"));
+        assertEquals(1600, j.get("labels").size());
+        assertTrue(j.get("feasible").asBoolean());
+        assertTrue(j.get("bound").asDouble() >= j.get("energy").asDouble(), "the bound is above the energy");
+        assertEquals("search", j.get("decoder").asText());
+        InferCommandTest.Run bad = InferCommandTest.run("infer", in.toString(), "--time-limit", "0");
+        assertEquals(Main.EXIT_USAGE, bad.code());
+        assertTrue(bad.err().contains("--time-limit must be a number of seconds greater than 0, got 0.0"), bad.err());
+    }
+
+    @Test
+    void aTreeIsSolvedWithACertificate() throws IOException {
+        Path in = dir.resolve("m.uai");
+        Files.writeString(in, model(4));
+        InferCommandTest.Run run = InferCommandTest.run("infer", in.toString());
+        assertEquals(0, run.code(), run.err());
+        JsonNode j = OM.readTree(run.out());
+        assertTrue(j.get("certified").asBoolean(), "energy " + j.get("energy") + " bound " + j.get("bound"));
+        assertEquals(j.get("bound").asDouble(), j.get("energy").asDouble(), 1e-6);
+        assertTrue(j.get("stages").size() >= 2, "the search's stages are reported");
+    }
 }

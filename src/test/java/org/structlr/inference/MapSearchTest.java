@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.graph.FactorGraph;
+import org.structlr.inference.loop.LoopMessagePassing;
 
 /**
  * The parts of MAP search against enumeration: the dual bound, forest moves and fusion, cycle

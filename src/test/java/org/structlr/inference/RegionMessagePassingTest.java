@@ -19,6 +19,8 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.graph.Coloring;
 import org.structlr.graph.FactorGraph;
+import org.structlr.inference.loop.LoopMessagePassing;
+import org.structlr.inference.nd4j.GraphMessagePassing;
 
 /**
  * Regions (factors over 3 and 4 variables, beside unary and pairwise ones) in every engine that

@@ -1,6 +1,7 @@
 package org.structlr.inference.loop;
 
 import org.structlr.inference.MessagePassing;
+import org.structlr.inference.RegionScores;
 
 import java.util.Arrays;
 import org.nd4j.linalg.api.buffer.DataType;

@@ -1,4 +1,4 @@
-package org.structlr.inference;
+package org.structlr.inference.nd4j;
 
 import java.util.List;
 import org.nd4j.linalg.api.buffer.DataType;
@@ -10,6 +10,7 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.nd4j.linalg.indexing.conditions.Conditions;
 import org.nd4j.linalg.ops.transforms.Transforms;
 import org.structlr.graph.FactorGraph;
+import org.structlr.inference.RegionScores;
 
 /**
  * The regions of {@link GraphMessagePassing}: their tables, messages and the batched ops of the star
