@@ -18,7 +18,9 @@ import org.structlr.graph.FactorGraph;
  *   <li>tightening ({@link CycleTightening}): frustrated cycles of the current relaxation become
  *       regions, which only lowers the dual, and message passing goes on;</li>
  *   <li>local search on the best labellings of each stage ({@link LocalSearch}: ICM, exact moves on
- *       induced forests, and fusion of the stages' labellings).</li>
+ *       induced forests, and fusion of the stages' labellings), and iterated local search from the
+ *       best labelling (a random block relabelled, then forest moves) before tightening, briefly,
+ *       and after it until it stops improving.</li>
  * </ol>
  * The upper bound {@link DualBound} is taken at every stage; the lowest is reported beside the best
  * energy, and when they meet the labelling is a proven MAP. Everything stops at the deadline.
@@ -131,6 +133,11 @@ public final class MapSearch {
                 stage("anneal", eps, done);
                 improveLocally();
             }
+            // a first, short iterated local search, before tightening takes its share of the time
+            if (settings.polish() > 0 && timeLeft() && !certified()) {
+                int rounds = polish(Math.max(1, settings.polish() / 10));
+                stage("polish " + rounds + " rounds", eps, 0);
+            }
             // tightening: frustrated cycles become regions (the reparametrised model: same energy, lower dual)
             for (int round = 0; round < settings.tighten() && timeLeft() && !certified(); round++) {
                 CycleTightening.Tightened t = CycleTightening.tighten(energyOf(mp), mp);
@@ -149,7 +156,7 @@ public final class MapSearch {
             for (MessagePassing m : opened) m.close();
         }
         if (settings.polish() > 0 && timeLeft() && !certified()) {
-            int rounds = polish();
+            int rounds = polish(settings.polish());
             stage("polish " + rounds + " rounds", eps, 0);
         }
         return new Result(best.clone(), bestE, bound, List.copyOf(stages));
@@ -214,10 +221,10 @@ public final class MapSearch {
     /**
      * Iterated local search from the best labelling: a connected block of random size (grown
      * breadth-first from a random variable) gets random labels, forest moves repair it, and the result
-     * replaces the best when better; until settings.polish() rounds in a row bring nothing. Returns
+     * replaces the best when better; until {@code patience} rounds in a row bring nothing. Returns
      * the rounds run.
      */
-    private int polish() {
+    private int polish(int patience) {
         FactorGraph g = energy.graph();
         int V = g.numVariables();
         int[][] nb = g.neighbours();
@@ -225,7 +232,7 @@ public final class MapSearch {
         int[] queue = new int[V];
         boolean[] inBlock = new boolean[V];
         int idle = 0;
-        for (; idle < settings.polish() && timeLeft() && !certified(); round++) {
+        for (; idle < patience && timeLeft() && !certified(); round++) {
             double before = bestE;
             int brokenBefore = bestBroken;
             int[] z = best.clone();
