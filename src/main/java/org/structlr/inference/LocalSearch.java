@@ -13,6 +13,9 @@ import org.structlr.graph.FactorGraph;
  *       fixed, the best labelling of S is found exactly by max-sum dynamic programming on the forest
  *       and taken. ICM is the special case of one variable; on a grid a forest covers about two
  *       thirds of the variables, so chains of flips that ICM cannot make one at a time are found.</li>
+ *   <li>{@link #regionMoves}: ICM over the variables of a whole region: each region's variables take
+ *       the entry of its table that is best for every factor they touch, the rest fixed (what forest
+ *       moves cannot do inside a factor over three or more variables).</li>
  *   <li>{@link #fuse}: a fusion move restricted to components. Where two labellings differ, the
  *       variables fall into connected components of the factor graph; no factor touches two of them,
  *       so each component can take either labelling independently, and each takes the better one.</li>
@@ -269,6 +272,64 @@ public final class LocalSearch {
 
     private static double add(double a, double b) {
         return a == NEG_INF || b == NEG_INF ? NEG_INF : a + b;
+    }
+
+    // ------------------------------------------------------------------ region moves
+
+    /** Regions with more entries than this are left to the other moves (each try costs a table pass). */
+    static final int REGION_MOVE_ENTRIES = 4096;
+
+    /**
+     * Region moves from {@code y} (in place), regions in random order, until a pass over all of them
+     * changes nothing, {@code maxPasses}, or the deadline; returns E(y).
+     */
+    public double regionMoves(int[] y, int maxPasses, Random rnd, Deadline deadline) {
+        int R = g.numRegions();
+        if (R == 0) return energy.energy(y);
+        int[] order = new int[R];
+        for (int r = 0; r < R; r++) order[r] = r;
+        int[] mark = new int[Math.max(g.numEdges(), 1)], rmark = new int[R];
+        Arrays.fill(mark, -1);
+        Arrays.fill(rmark, -1);
+        int stamp = 0;
+        for (int pass = 0; pass < maxPasses && !deadline.passed(); pass++) {
+            for (int k = R - 1; k > 0; k--) {
+                int j = rnd.nextInt(k + 1);
+                int t = order[k];
+                order[k] = order[j];
+                order[j] = t;
+            }
+            boolean changed = false;
+            for (int r : order) {
+                int n = g.regionSize(r);
+                if (g.regionEntries(r) > REGION_MOVE_ENTRIES) continue;
+                int[] members = g.regionScope(r), saved = new int[n];
+                for (int q = 0; q < n; q++) saved[q] = y[members[q]];
+                double[] best = componentTerms(y, members, n, stamp++, mark, rmark);
+                int bestT = -1;
+                for (int t = 0; t < g.regionEntries(r); t++) {
+                    for (int q = 0; q < n; q++) y[members[q]] = g.regionLabel(r, q, t);
+                    double[] here = componentTerms(y, members, n, stamp++, mark, rmark);
+                    if (here[0] < best[0] || (here[0] == best[0] && here[1] > best[1] + 1e-12 * Math.max(1, Math.abs(best[1])))) {
+                        best = here;
+                        bestT = t;
+                    }
+                }
+                if (bestT < 0) {
+                    for (int q = 0; q < n; q++) y[members[q]] = saved[q];
+                } else {
+                    for (int q = 0; q < n; q++) y[members[q]] = g.regionLabel(r, q, bestT);
+                    changed = true;
+                }
+                if (stamp > Integer.MAX_VALUE - 2 * REGION_MOVE_ENTRIES - 4) {
+                    Arrays.fill(mark, -1);
+                    Arrays.fill(rmark, -1);
+                    stamp = 0;
+                }
+            }
+            if (!changed) break;
+        }
+        return energy.energy(y);
     }
 
     // ------------------------------------------------------------------ fusion

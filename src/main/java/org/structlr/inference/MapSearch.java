@@ -210,11 +210,11 @@ public final class MapSearch {
         if (!settings.localSearch() || !timeLeft()) return;
         int[] y = candidates.get(candidates.size() - 1).clone();
         energy.icm(y, MapDecoder.ICM_SWEEPS);
-        local.forestMoves(y, 200, 5, rnd, deadline);
+        descend(y, 200, 5);
         offer(y);
         int[] fused = best.clone();
         for (int[] c : candidates) local.fuse(fused, c);
-        local.forestMoves(fused, 200, 5, rnd, deadline);
+        descend(fused, 200, 5);
         offer(fused);
     }
 
@@ -255,12 +255,23 @@ public final class MapSearch {
                 inBlock[v] = false;
                 z[v] = rnd.nextInt(g.numLabels(v));
             }
-            local.forestMoves(z, 20, 2, rnd, deadline);
+            descend(z, 20, 2);
             offer(z);
             candidates.remove(candidates.size() - 1); // polish candidates are not kept for fusion
             idle = bestBroken < brokenBefore || bestE > before ? 0 : idle + 1;
         }
         return round;
+    }
+
+    /** Forest moves, then region moves, while either improves (at most a few times). */
+    private void descend(int[] y, int rounds, int patience) {
+        double e = local.forestMoves(y, rounds, patience, rnd, deadline);
+        if (!energy.graph().hasRegions()) return;
+        for (int t = 0; t < 5 && !deadline.passed(); t++) {
+            double after = local.regionMoves(y, 10, rnd, deadline);
+            if (!(after > e)) break;
+            e = local.forestMoves(y, rounds, patience, rnd, deadline);
+        }
     }
 
     private void offer(int[] y) {

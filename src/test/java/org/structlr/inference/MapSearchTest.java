@@ -104,6 +104,37 @@ class MapSearchTest {
     }
 
     @Test
+    void regionMovesNeverLowerTheEnergyAndSolveOneRegionExactly() {
+        Random rnd = new Random(9);
+        // one region over every variable, with unaries: one move is the exact MAP
+        FactorGraph g = FactorGraph.builder(new int[] {2, 3, 2, 2}).regions(new int[][] {{3, 1, 0, 2}}, null).build();
+        int L = g.maxLabels();
+        for (int t = 0; t < 5; t++) {
+            double[] u = new double[4 * L], r = new double[g.totalRegionEntries()];
+            for (int k = 0; k < u.length; k++) u[k] = rnd.nextGaussian();
+            for (int k = 0; k < r.length; k++) r[k] = rnd.nextDouble() < 0.3 ? Double.NEGATIVE_INFINITY : rnd.nextGaussian();
+            r[5] = 0;
+            LabelingEnergy en = new LabelingEnergy(g, u, new double[0], r);
+            int[] y = new int[4];
+            new LocalSearch(en).regionMoves(y, 1, rnd, Deadline.NONE);
+            assertEquals(exactMap(en), en.energy(y), 1e-12);
+        }
+        for (long seed = 1; seed <= 6; seed++) {
+            LabelingEnergy en = energyOf(regionModel(seed));
+            LocalSearch ls = new LocalSearch(en);
+            for (int t = 0; t < 10; t++) {
+                int[] y = new int[en.graph().numVariables()];
+                for (int i = 0; i < y.length; i++) y[i] = rnd.nextInt(en.graph().numLabels(i));
+                int broken = en.brokenCount(y);
+                double before = en.energy(y);
+                double after = ls.regionMoves(y, 20, rnd, Deadline.NONE);
+                assertEquals(en.energy(y), after, 0);
+                assertTrue(en.brokenCount(y) < broken || (en.brokenCount(y) == broken && after >= before), before + " -> " + after);
+            }
+        }
+    }
+
+    @Test
     void fusionTakesTheBetterLabellingOfEachComponent() {
         Random rnd = new Random(5);
         for (long seed = 1; seed <= 6; seed++) {
