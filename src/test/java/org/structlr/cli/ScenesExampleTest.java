@@ -1,0 +1,60 @@
+package org.structlr.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.structlr.data.Dataset;
+import org.structlr.data.Example;
+import org.structlr.model.CrfModel;
+
+/**
+ * The multi-class example end to end, as the README runs it (small): scenes, images-data with the
+ * VOC-style lists and class table, training on the void-bordered labels, the report's metrics and
+ * a colour prediction naming the classes.
+ */
+class ScenesExampleTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void scenesToDataToModelToMetrics() throws Exception {
+        Path raw = tmp.resolve("raw"), data = tmp.resolve("data"), model = tmp.resolve("model"), report = tmp.resolve("r.json");
+        PredictImagesTest.Run r = PredictImagesTest.run("scenes", "--out", raw.toString(), "--count", "10", "--min-side", "16", "--max-side", "24");
+        assertEquals(0, r.code(), r.err());
+        r = PredictImagesTest.run("images-data", "--images", raw.resolve("images").toString(), "--masks", raw.resolve("masks").toString(),
+                "--classes", raw.resolve("classes.json").toString(), "--lists", raw.resolve("lists").toString(), "--own-size",
+                "--out", data.toString(), "--quiet");
+        assertEquals(0, r.code(), r.err());
+        Dataset ds = Dataset.load(data);
+        assertEquals(6, ds.train().size());
+        assertEquals(2, ds.val().size());
+        assertEquals(2, ds.test().size());
+        assertEquals(5, ds.numLabels());
+        assertTrue(ds.hasVoid("train"), "void boundaries");
+        long voids = 0, all = 0;
+        for (Example e : ds.train()) {
+            all += e.numVariables();
+            voids += e.numVariables() - e.numLabelled();
+        }
+        assertTrue(voids > 0.05 * all && voids < 0.5 * all, voids + " void of " + all);
+        r = PredictImagesTest.run("train", "--data", data.toString(), "--iterations", "3", "--sweeps", "5", "--eval-sweeps", "5",
+                "--output", model.toString(), "--report", report.toString(), "--quiet", "--threads", "1");
+        assertEquals(0, r.code(), r.err());
+        JsonNode m = new ObjectMapper().readTree(report.toFile()).get("metrics");
+        assertEquals(5, m.get("test").get("per_class").size());
+        assertEquals("stripes", m.get("test").get("per_class").get(1).get("name").asText());
+        assertTrue(m.get("test").get("mean_iou").asDouble() > 0 && m.has("val"));
+        assertEquals("plain", CrfModel.load(model).classes().name(4));
+        Path png = tmp.resolve("pred.png");
+        r = PredictImagesTest.run("predict", "--model", model.toString(), "--input", raw.resolve("images/scene009.png").toString(),
+                "--output", png.toString(), "--format", "color", "--quiet", "--threads", "1");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(Files.size(png) > 100);
+    }
+}
