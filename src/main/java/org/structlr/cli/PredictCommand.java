@@ -161,6 +161,11 @@ final class PredictCommand implements Callable<Integer> {
 
     private Integer predictExamples(CrfModel m, List<Path> inputs, boolean folder, ClusterPrediction cluster) throws IOException {
         CliChecks.output("--output", output, folder);
+        CliChecks.notAnInput("--output", output, folder ? "the input folder" : "the input file", input);
+        CliChecks.notAnInput("--output", output, "the model", model);
+        for (Path in : inputs) {
+            CliChecks.notAnInput("--output", folder ? output.resolve(in.getFileName()) : output, "the input " + in, in);
+        }
         // Read and check everything before writing anything.
         List<Example> examples = inputs.stream().map(ExampleIO::read).toList();
         for (Example e : examples) Predictor.checkCompatible(m, e);
@@ -345,23 +350,17 @@ final class PredictCommand implements Callable<Integer> {
 
     /** Refuses, before any work, outputs that cannot be written or would replace an input or each other. */
     private void checkImageOutputs(List<Path> inputs, boolean folder) {
-        Path in = input.toAbsolutePath().normalize();
         if (marginals != null) {
             CliChecks.output("--marginals", marginals, true);
-            if (folder && marginals.toAbsolutePath().normalize().equals(in)) {
-                throw new BadInputException(marginals, "cannot write --marginals: it is the input folder (the maps would join the images)");
-            }
+            if (folder) CliChecks.notAnInput("--marginals", marginals, "the input folder (the maps would join the images)", input);
         }
         if (folder) {
             CliChecks.output("--output", output, true);
-            if (output.toAbsolutePath().normalize().equals(in)) {
-                throw new BadInputException(output, "cannot write --output: it is the input folder (masks would replace the images)");
-            }
+            CliChecks.notAnInput("--output", output, "the input folder (masks would replace the images)", input);
             if (probabilities != null) {
                 CliChecks.output("--probabilities", probabilities, true);
-                if (probabilities.toAbsolutePath().normalize().equals(in)) {
-                    throw new BadInputException(probabilities, "cannot write --probabilities: it is the input folder");
-                }
+                CliChecks.notAnInput("--probabilities", probabilities, "the input folder", input);
+                CliChecks.notAnInput("--probabilities", probabilities, "the --output folder", output);
             }
             Map<String, Path> byStem = new HashMap<>();
             for (Path p : inputs) {
@@ -375,18 +374,13 @@ final class PredictCommand implements Callable<Integer> {
                 throw new BadInputException(output, "cannot write --output: the mask of an image is a .png file");
             }
             CliChecks.output("--output", output, false);
-            if (output.toAbsolutePath().normalize().equals(in)) {
-                throw new BadInputException(output, "cannot write --output: it is the input image");
-            }
+            CliChecks.notAnInput("--output", output, "the input image", input);
             if (probabilities != null) {
                 if (!probabilities.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".npz")) {
                     throw new BadInputException(probabilities, "cannot write --probabilities: it must be an .npz file");
                 }
                 CliChecks.output("--probabilities", probabilities, false);
-                Path pr = probabilities.toAbsolutePath().normalize();
-                if (pr.equals(in) || pr.equals(output.toAbsolutePath().normalize())) {
-                    throw new BadInputException(probabilities, "cannot write --probabilities: it is the input or the --output file");
-                }
+                CliChecks.notAnInput("--probabilities", probabilities, "the input or the --output file", input, output);
             }
         }
     }

@@ -91,10 +91,15 @@ final class TrainCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** A line on standard error that is not an error (the run goes on), printed even with --quiet. */
+    private void warn(String line) {
+        spec.commandLine().getErr().println("warning: " + Staging.unstage(line));
+    }
+
     @Override
     public Integer call() throws Exception {
         Checkpoint from = resume == null ? null
-                : resume.remote() ? Checkpointer.load(resume.uri(), RemoteFiles.find().orElseThrow()) : Checkpoint.load(resume.local());
+                : resume.remote() ? Checkpointer.load(resume.uri(), RemoteFiles.find().orElseThrow(), this::warn) : Checkpoint.load(resume.local(), this::warn);
         if (from != null) adoptCheckpoint(from);
         LearnSettings settings = schedule.apply(learning.settings(iterations));
         if (from != null && iterations < from.state().iteration()) {
