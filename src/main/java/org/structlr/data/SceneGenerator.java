@@ -50,9 +50,9 @@ public final class SceneGenerator {
     private final int minSide;
     private final int maxSide;
 
-    /** Images of 48 to 96 pixels a side. */
+    /** Images of 48 to 72 pixels a side. */
     public SceneGenerator() {
-        this(48, 96);
+        this(48, 72);
     }
 
     public SceneGenerator(int minSide, int maxSide) {
