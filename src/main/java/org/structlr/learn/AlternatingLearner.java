@@ -1,8 +1,6 @@
 package org.structlr.learn;
 
 import org.structlr.model.Potentials;
-import org.structlr.model.VoidRows;
-import org.structlr.data.Example;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -88,7 +86,6 @@ public final class AlternatingLearner {
         int L = train.numLabels();
         Targets truth = new Targets(train);
         INDArray delta = Potentials.hammingLoss(train);
-        VoidRows voids = new VoidRows(train);   // void labels: no term of their own (without void: the inputs unchanged)
 
         ScoreFunction unary = from == null ? null : from.unary();
         List<ScoreFunction> pair = from == null ? new ArrayList<>(Collections.nCopies(truth.numPairTypes(), null)) : new ArrayList<>(from.pair());
@@ -103,14 +100,13 @@ public final class AlternatingLearner {
              MessagePassing testEval = test != null && settings.evalSweeps() > 0 ? test.newEngine(eps) : null) {
             boolean reseatTrain = !ownsExactState(mp);
             INDArray thetaU0 = Potentials.unary(train, unary, eps);                 // eps * g_unary, without the loss
-            INDArray thetaU = voids.maskUnary(thetaU0).add(delta);
-            INDArray thetaPAll = Potentials.pairwise(train, pair, eps);         // every edge: what prediction uses
-            INDArray thetaP = voids.maskPair(thetaPAll);                        // training: edges touching void left out
+            INDArray thetaU = thetaU0.add(delta);
+            INDArray thetaP = Potentials.pairwise(train, pair, eps);
             mp.setPotentials(thetaU, thetaP);
             if (from != null) {
                 from.train().restoreInto(mp);
                 // The evaluation engines: the current functions' potentials, then their saved state.
-                if (trainEval != null) restore(trainEval, thetaU0, thetaPAll, from.trainEval(), "training-set evaluation");
+                if (trainEval != null) restore(trainEval, thetaU0, thetaP, from.trainEval(), "training-set evaluation");
                 if (testEval != null) restore(testEval, Potentials.unary(test, unary, eps), Potentials.pairwise(test, pair, eps),
                         from.testEval(), "test-set evaluation");
             }
@@ -123,10 +119,11 @@ public final class AlternatingLearner {
                 double before = schedule.needsFitGain() ? objective(mp, truth, thetaU, thetaP) : Double.NaN;
                 INDArray biasU = truth.unaryBias(flat(mp.incomingMessageSums()), eps);
                 // withImages places the rows in the batch's images (for whole-image functions; null layout: unchanged problem)
-                unary = limited(unaryOracle, budget).fit(voids.unaryProblem(train.unaryFeatures(), biasU, train.imageRows(-1)), unary);
+                unary = limited(unaryOracle, budget).fit(new BiasedLogisticProblem(train.unaryFeatures(), truth.labels, biasU, L)
+                        .withImages(train.imageRows(-1)), unary);
                 NativeMemory.release();   // native buffers the fit left behind, back to the OS (see NativeMemory)
                 thetaU0 = Potentials.unary(train, unary, eps);
-                thetaU = voids.maskUnary(thetaU0).add(delta);
+                thetaU = thetaU0.add(delta);
                 mp.setPotentials(thetaU, thetaP);
                 double gain = schedule.needsFitGain() ? before - objective(mp, truth, thetaU, thetaP) : Double.NaN;
                 long t1 = System.nanoTime();
@@ -138,12 +135,11 @@ public final class AlternatingLearner {
                 float[] messages = flat(mp.messages());
                 for (int t = 0; t < truth.numPairTypes(); t++) {
                     INDArray biasP = truth.pairBias(messages, t, eps);
-                    BiasedLogisticProblem problem = voids.pairProblem(t, train.pairFeatures(t), truth.pairLabels[t], biasP, train.imageRows(t));
-                    if (problem != null) pair.set(t, limited(pairOracles.get(t), budget).fit(problem, pair.get(t)));
+                    pair.set(t, limited(pairOracles.get(t), budget).fit(new BiasedLogisticProblem(train.pairFeatures(t), truth.pairLabels[t], biasP, L * L)
+                            .withImages(train.imageRows(t)), pair.get(t)));
                 }
                 NativeMemory.release();
-                thetaPAll = Potentials.pairwise(train, pair, eps);
-                thetaP = voids.maskPair(thetaPAll);
+                thetaP = Potentials.pairwise(train, pair, eps);
                 mp.setPotentials(thetaU, thetaP);
                 gain = schedule.needsFitGain() ? before - objective(mp, truth, thetaU, thetaP) : Double.NaN;
                 long t3 = System.nanoTime();
@@ -158,7 +154,6 @@ public final class AlternatingLearner {
                     if (x.thetaU0() != null) thetaU0 = x.thetaU0();
                     thetaU = x.thetaU();
                     thetaP = x.thetaP();
-                    thetaPAll = thetaP;   // extrapolation is refused with void labels (Training)
                 }
                 if (reseatTrain) reseat(mp);
                 long t4 = System.nanoTime();
@@ -170,7 +165,7 @@ public final class AlternatingLearner {
                     double objective = objective(mp, truth, thetaU, thetaP) / train.graph().numVariables();
                     double trainErr = Double.NaN, testErr = Double.NaN;
                     if (trainEval != null) {
-                        trainEval.setPotentials(thetaU0, thetaPAll);
+                        trainEval.setPotentials(thetaU0, thetaP);
                         trainEval.iterate(settings.evalSweeps());
                         trainErr = Potentials.error(train, trainEval.decode());
                         if (!ownsExactState(trainEval)) reseat(trainEval);
@@ -275,8 +270,7 @@ public final class AlternatingLearner {
             float e = (float) eps;
             float[] b = new float[incoming.length];
             for (int v = 0; v < labels.length; v++) {
-                float miss = labels[v] == Example.VOID ? 0f : 1f;   // a void row is never fitted (VoidRows)
-                for (int y = 0, o = v * L; y < L; y++) b[o + y] = ((y == labels[v] ? 0f : miss) - incoming[o + y]) / e;
+                for (int y = 0, o = v * L; y < L; y++) b[o + y] = ((y == labels[v] ? 0f : 1f) - incoming[o + y]) / e;
             }
             return Nd4j.create(b, new long[] {labels.length, L}, 'c');
         }
@@ -295,13 +289,13 @@ public final class AlternatingLearner {
             return Nd4j.create(b, new long[] {edges.length, (long) L * L}, 'c');
         }
 
-        /** F(x, y) = sum_i theta_i(y_i) + sum_a theta_a(y_a) at the true labels (void variables and edges touching them: no term). */
+        /** F(x, y) = sum_i theta_i(y_i) + sum_a theta_a(y_a) at the true labels. */
         double score(INDArray thetaU, INDArray thetaP) {
             float[] u = flat(thetaU), p = flat(thetaP);
             double f = 0;
-            for (int v = 0; v < labels.length; v++) if (labels[v] != Example.VOID) f += u[v * L + labels[v]];
+            for (int v = 0; v < labels.length; v++) f += u[v * L + labels[v]];
             int LL = L * L;
-            for (int e = 0; e < jointLabels.length; e++) if (jointLabels[e] != Example.VOID) f += p[e * LL + jointLabels[e]];
+            for (int e = 0; e < jointLabels.length; e++) f += p[e * LL + jointLabels[e]];
             return f;
         }
     }

@@ -38,17 +38,11 @@ public final class Potentials {
         return Nd4j.pullRows(Nd4j.concat(0, parts), 1, b.typeOrderPosition());
     }
 
-    /**
-     * [V, L] Hamming loss augmentation Delta_i(y) = [y != y_i]: 1 where y differs from the true
-     * label; 0 everywhere for a void variable (it adds no term, see {@link VoidRows}).
-     */
+    /** [V, L] Hamming loss augmentation Delta_i(y) = [y != y_i]: 1 where y differs from the true label. */
     public static INDArray hammingLoss(ExampleBatch b) {
         int[] labels = b.labels();
         INDArray d = Nd4j.ones(DataType.FLOAT, labels.length, b.numLabels());
-        for (int v = 0; v < labels.length; v++) {
-            if (labels[v] == org.structlr.data.Example.VOID) d.getRow(v).assign(0f);
-            else d.putScalar(v, labels[v], 0f);
-        }
+        for (int v = 0; v < labels.length; v++) d.putScalar(v, labels[v], 0f);
         return d;
     }
 

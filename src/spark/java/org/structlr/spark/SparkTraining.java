@@ -47,19 +47,10 @@ public final class SparkTraining implements ClusterTraining {
     /** Its value for lineage cuts through the driver. */
     static final String LINEAGE_ON_DRIVER = "driver";
 
-    /** Not yet: the Spark learner's blocks do not leave void variables out (the one-machine learner does). */
-    static void refuseVoid(String example, boolean hasVoid) {
-        if (hasVoid) {
-            throw new BadInputException(example + ": has void labels (-1 = no label); training on void labels with --spark is not supported yet"
-                    + " (train without --spark)");
-        }
-    }
-
     @Override
     public Training.Outcome train(String master, Dataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings,
                                   int threads, LearnListener listener, LearnerState from, StateSink sink) {
         Training.checkApplicable(data, unary.name(), pair.name());
-        for (org.structlr.data.Example e : data.train()) refuseVoid(e.name(), e.hasVoid());
         try (Session s = new Session(master)) {
             AlternatingLearner.Result r = s.learn(data.summary(), unary, pair, settings, threads,
                     learner -> learner.train(data.train(), data.test(), data.numLabels(), Training.pairTypeNames(data.numPairTypes()),
@@ -148,7 +139,6 @@ public final class SparkTraining implements ClusterTraining {
             List<ExampleFacts> facts = all.stream().map(ExampleFiles.FileRead::facts).toList();
             DatasetSummary summary = Dataset.check(location, facts.subList(0, nTrain), facts.subList(nTrain, nTrain + nTest),
                     facts.subList(nTrain + nTest, facts.size()));
-            for (ExampleFacts f : facts.subList(0, nTrain)) refuseVoid(f.name(), f.labelledVariables() < f.numVariables());
             String hash = Training.examplesHash(all.stream().map(ExampleFiles.FileRead::digest).toList());
             int[] edges = facts.stream().mapToInt(ExampleFacts::numEdges).toArray();
             BlockData withEdges = data.withEdges(Arrays.copyOfRange(edges, 0, nTrain), Arrays.copyOfRange(edges, nTrain, nTrain + nTest));
