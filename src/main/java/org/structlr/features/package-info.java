@@ -1,5 +1,5 @@
 /**
- * Internal (no compatibility promise): features of images for the horse experiment (DESIGN §1).
+ * Internal (no compatibility promise): features of images for the horse experiment (docs/design.md §1).
  *
  * <p>{@link org.structlr.features.HorseLoader} reads the Weizmann horse images and masks, resized to the
  * working size; {@link org.structlr.features.ImageReader} decodes images for prediction;
