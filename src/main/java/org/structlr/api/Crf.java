@@ -57,16 +57,15 @@ public final class Crf {
             int from = batch.variableOffset(k), n = xs.get(k).numVariables();
             int[] labels = java.util.Arrays.copyOfRange(p.labels(), from, from + n);
             float[][] marg = java.util.Arrays.copyOfRange(all, from, from + n);
-            out.add(new Prediction(labels, marg, error(xs.get(k), labels)));
+            out.add(new Prediction(labels, marg, error(xs.get(k), labels, model.numLabels())));
         }
         return out;
     }
 
-    private static double error(Example ex, int[] labels) {
+    /** The fraction of the labelled variables predicted wrong (void ones do not count); NaN without labels. */
+    private static double error(Example ex, int[] labels, int numLabels) {
         if (!ex.hasLabels()) return Double.NaN;
-        int wrong = 0;
-        for (int v = 0; v < labels.length; v++) if (labels[v] != ex.label(v)) wrong++;
-        return (double) wrong / labels.length;
+        return org.structlr.metrics.ConfusionMatrix.of(ex.labels(), labels, numLabels).error();
     }
 
     public int numLabels() { return model.numLabels(); }

@@ -52,9 +52,10 @@ import picocli.CommandLine.Spec;
  * Every case runs the fused Vector API engine (grids only) on 1 and 2 threads, the batched ND4J
  * engines in float (the grid engine only on grids) and the plain Java loop engine as the baseline,
  * in the same run on the same machine. Potentials are random normal(0, 1), unary and pairwise,
- * eps = 0.1. Each engine is warmed up, then timed over repeated sweeps for about {@code --seconds};
- * beside wall-clock throughput the table gives throughput per CPU-second of the process, which
- * says more than wall time on a shared machine. Then:
+ * eps = 0.1. Each engine is warmed up, then timed over repeated sweeps for about {@code --seconds},
+ * {@code --repeat} times (the row is the median run; its note gives the range); beside wall-clock
+ * throughput the table gives throughput per CPU-second of the process, which says more than wall
+ * time on a shared machine, and the fused engine's 2-thread row its speed-up over 1 thread. Then:
  * <ol type="a" start="4">
  *   <li>contention: case (a) with the default engines alone and with one CPU-bound process
  *       ({@code sh -c 'while :; do :; done'}, started and killed by the bench) beside it;</li>
@@ -84,6 +85,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--seconds", paramLabel = "S", defaultValue = "3",
             description = "Timed seconds per engine and case, after a warm-up (default: ${DEFAULT-VALUE}).")
     double seconds;
+
+    @Option(names = "--repeat", paramLabel = "N", defaultValue = "1",
+            description = "Timed runs per engine and case after its warm-up; a row shows the median run and the range "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int repeat;
 
     @Option(names = "--threads", paramLabel = "N",
             description = "OpenMP threads of the ND4J native backend (default: as configured, e.g. by OMP_NUM_THREADS).")
@@ -135,6 +141,9 @@ final class BenchCommand implements Callable<Integer> {
         if (threads != null && threads < 1) {
             throw new ParameterException(spec.commandLine(), "--threads must be at least 1, got " + threads);
         }
+        if (repeat < 1) {
+            throw new ParameterException(spec.commandLine(), "--repeat must be at least 1, got " + repeat);
+        }
         if (sweepsPerCall < 1) {
             throw new ParameterException(spec.commandLine(), "--sweeps-per-call must be at least 1, got " + sweepsPerCall);
         }
@@ -156,7 +165,8 @@ final class BenchCommand implements Callable<Integer> {
                     + Nd4j.getEnvironment().maxThreads() + "; using " + Nd4j.getEnvironment().maxMasterThreads()
                     + " (set OMP_NUM_THREADS before starting Java for more)");
         }
-        String header = environment() + "- sweeps per engine call in cases (a)-(c): " + sweepsPerCall + "\n";
+        String header = environment() + "- sweeps per engine call in cases (a)-(c): " + sweepsPerCall + "\n"
+                + "- timed runs per row: " + repeat + (repeat > 1 ? " (the median run is shown)" : "") + "\n";
         w.println(header);
         w.println(tableHeader());
         w.flush();
@@ -167,7 +177,7 @@ final class BenchCommand implements Callable<Integer> {
             for (EngineSpec e : c.engines()) {
                 String name = c.name() + " " + e.name();
                 if (!only.stream().allMatch(name::contains)) continue;
-                Row r = measure(c, e);
+                Row r = withSpeedUp(measure(c, e), rows);
                 failed |= r.note().startsWith("failed");
                 rows.add(r);
                 w.println(tableRow(r));
@@ -326,23 +336,45 @@ final class BenchCommand implements Callable<Integer> {
                 if (r > 0 && rate <= 1.05 * previous) break;
                 previous = rate;
             }
-            long budget = (long) (seconds * 1e9);
-            long sweeps = 0;
-            long cpu0 = processCpuNanos();
-            long start = System.nanoTime(), now;
-            do {
-                mp.iterate(sweepsPerCall);
-                Nd4j.getExecutioner().commit();
-                sweeps += sweepsPerCall;
-                now = System.nanoTime();
-            } while (now - start < budget);
-            long cpu = processCpuNanos() - cpu0;
+            List<Row> runs = new ArrayList<>();
+            for (int i = 0; i < repeat; i++) runs.add(timeRun(c, e, mp));
+            runs.sort(java.util.Comparator.comparingDouble(Row::updatesPerSecond));
+            Row median = runs.get((repeat - 1) / 2);
             double dual = mp.dual();
-            String note = Double.isFinite(dual) ? "" : "failed: dual is " + dual + " after the sweeps";
-            return new Row(c, e.name(), sweeps, (now - start) / 1e9, cpu / 1e9, note);
+            String note = !Double.isFinite(dual) ? "failed: dual is " + dual + " after the sweeps"
+                    : repeat == 1 ? "" : String.format(Locale.ROOT, "median of %d runs (%.1f-%.1f M/s)", repeat,
+                            runs.get(0).updatesPerSecond() / 1e6, runs.get(repeat - 1).updatesPerSecond() / 1e6);
+            return new Row(c, e.name(), median.sweeps(), median.seconds(), median.cpuSeconds(), note);
         } catch (RuntimeException | OutOfMemoryError ex) {
             return new Row(c, e.name(), "failed: " + ex);
         }
+    }
+
+    /** One timed run of about --seconds of sweeps. */
+    private Row timeRun(Case c, EngineSpec e, MessagePassing mp) {
+        long budget = (long) (seconds * 1e9);
+        long sweeps = 0;
+        long cpu0 = processCpuNanos();
+        long start = System.nanoTime(), now;
+        do {
+            mp.iterate(sweepsPerCall);
+            Nd4j.getExecutioner().commit();
+            sweeps += sweepsPerCall;
+            now = System.nanoTime();
+        } while (now - start < budget);
+        return new Row(c, e.name(), sweeps, (now - start) / 1e9, (processCpuNanos() - cpu0) / 1e9, "");
+    }
+
+    /** A fused row on several threads gets its speed-up over the same case's 1-thread row (wall clock) in its note. */
+    static Row withSpeedUp(Row r, List<Row> before) {
+        if (r.sweeps() == 0 || r.note().startsWith("failed") || !r.engine().startsWith("fused") || !r.engine().endsWith(" threads")) return r;
+        for (Row one : before) {
+            if (one.c() == r.c() && one.sweeps() > 0 && one.engine().startsWith("fused") && one.engine().endsWith(" 1 thread")) {
+                String speedUp = String.format(Locale.ROOT, "%.2fx 1 thread", r.updatesPerSecond() / one.updatesPerSecond());
+                return new Row(r.c(), r.engine(), r.sweeps(), r.seconds(), r.cpuSeconds(), r.note().isEmpty() ? speedUp : speedUp + "; " + r.note());
+            }
+        }
+        return r;
     }
 
     /** CPU time of this process (all threads, native ones included), or -1 when the JVM cannot tell. */

@@ -10,9 +10,10 @@ import org.structlr.data.AtomicFiles;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
 import org.structlr.data.Example;
+import org.structlr.metrics.ConfusionMatrix;
+import org.structlr.metrics.Evaluation;
 import org.structlr.model.CrfModel;
-import org.structlr.model.ExampleBatch;
-import org.structlr.model.Predictor;
+import org.structlr.viz.ConfusionFigure;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -20,7 +21,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 @Command(name = "evaluate", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Per-variable error of a trained model on a data set's train and test examples.")
+        description = {"Per-variable error, pixel accuracy, per-class IoU, mean IoU and the confusion matrix of a trained model on a data set's",
+                "train, test (and val) examples; void pixels (label -1) are left out. With --output also one confusion PNG per split."})
 final class EvaluateCommand implements Callable<Integer> {
     @Option(names = "--model", required = true, paramLabel = "MODEL", description = "A model folder written by train.")
     Path model;
@@ -28,7 +30,8 @@ final class EvaluateCommand implements Callable<Integer> {
     @Option(names = "--data", required = true, paramLabel = "DIR", description = "Data set folder with train/ and test/ .npz files.")
     Path data;
 
-    @Option(names = "--output", paramLabel = "FILE.json", description = "Write the errors as JSON.")
+    @Option(names = "--output", paramLabel = "FILE.json",
+            description = "Write the errors and metrics as JSON, and beside it FILE-confusion-SPLIT.png for every split.")
     Path output;
 
     @Mixin
@@ -47,28 +50,29 @@ final class EvaluateCommand implements Callable<Integer> {
         common.apply();
         CrfModel m = CrfModel.load(model);
         Dataset ds = Dataset.load(data);
+        if (ds.numLabels() > m.numLabels()) {
+            throw new BadInputException(data + ": has labels 0.." + (ds.numLabels() - 1) + " but the model " + model + " knows 0.." + (m.numLabels() - 1));
+        }
         Map<String, Object> res = new LinkedHashMap<>();
-        for (String split : List.of("train", "test")) {
+        Map<String, Object> metrics = new LinkedHashMap<>();
+        Map<String, ConfusionMatrix> confusions = new LinkedHashMap<>();
+        for (String split : List.of("train", "test", "val")) {
             List<Example> ex = ds.split(split);
             if (ex.isEmpty()) continue;
-            double err = error(m, ex, prediction);
-            res.put(split + "_error", err);
-            spec.commandLine().getOut().printf(Locale.ROOT, "%s error %.4f (%d examples)%n", split, err, ex.size());
+            ConfusionMatrix c = Evaluation.confusion(m, ex, prediction.iterations, prediction.tolerance);
+            confusions.put(split, c);
+            res.put(split + "_error", c.error());
+            metrics.put(split, c.toMap(m.classes()));
+            spec.commandLine().getOut().printf(Locale.ROOT, "%s error %.4f (%d examples)  pixel accuracy %.4f  mean IoU %.4f%n",
+                    split, c.error(), ex.size(), c.pixelAccuracy(), c.meanIou());
             spec.commandLine().getOut().flush();
         }
+        res.put("classes", m.classes().toMap());
+        res.put("metrics", metrics);
         if (output != null) {
+            ConfusionFigure.writeBeside(output, "evaluate", confusions, m.classes());
             AtomicFiles.write(output, out -> new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(out, res));
         }
         return Main.EXIT_OK;
-    }
-
-    static double error(CrfModel m, List<Example> examples, PredictionOptions prediction) {
-        for (Example e : examples) {
-            if (!e.hasLabels()) throw new BadInputException(e.name() + ": has no labels to evaluate against");
-            Predictor.checkCompatible(m, e);
-        }
-        ExampleBatch b = new ExampleBatch(examples, m.numLabels(), m.pairTypes());
-        Predictor.Prediction p = Predictor.predict(m, b, prediction.stop(b));
-        return org.structlr.model.Potentials.error(b, p.labels());
     }
 }

@@ -208,9 +208,9 @@ final class ExperimentCommand implements Runnable {
             try (TrainingProgress progress = new TrainingProgress(exp.name() + " " + u + "/" + p, opts.iterations, quiet)) {
                 r = exp.runPair(opts.classOptions.unary(u), opts.classOptions.pairwise(p), out, progress);
             }
-            stdout.printf(Locale.ROOT, "%s %s: train error %.4f  test error %.4f  %.1f s%n", exp.name(), r.label(),
-                    r.finalTrainError(), r.finalTestError(), r.seconds());
-            stdout.println("report.json, curve.csv, curve.png, model, predictions.png"
+            stdout.printf(Locale.ROOT, "%s %s: train error %.4f  test error %.4f  test mean IoU %.4f  %.1f s%n", exp.name(), r.label(),
+                    r.finalTrainError(), r.finalTestError(), r.testMeanIou(), r.seconds());
+            stdout.println("report.json (with the test metrics), report-confusion-test.png, curve.csv, curve.png, model, predictions.png"
                     + (Files.exists(out.resolve("functions.png")) ? ", functions.png" : "") + " written to " + out);
             stdout.flush();
             return Main.EXIT_OK;

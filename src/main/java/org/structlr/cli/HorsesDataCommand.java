@@ -1,10 +1,8 @@
 package org.structlr.cli;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import org.structlr.data.AtomicFiles;
 import org.structlr.data.BadInputException;
 import org.structlr.features.HorseLoader;
@@ -20,7 +18,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "horses-data", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Prepare the Weizmann horse data set as an .npz data set folder (train/ = odd image numbers, test/ = even).",
                 "Images and masks are area-averaged to one working size (--size) or to their own aspect ratio (--longest);",
-                "masks thresholded at 128."})
+                "masks thresholded at 128. The special case of images-data for figure/ground masks and this fixed split."})
 final class HorsesDataCommand implements Callable<Integer> {
     @Option(names = "--db", defaultValue = "../shared/data/weizmann_horse_db", paramLabel = "DIR",
             description = "The horse data base with rgb/ and figure_ground/ (default: ${DEFAULT-VALUE}).")
@@ -31,7 +29,7 @@ final class HorsesDataCommand implements Callable<Integer> {
     Path out;
 
     @Option(names = "--features", defaultValue = "handmade", paramLabel = "KIND",
-            description = "Unary features: handmade (42: 1, RGB, position, HOG) or patch (RGB k x k patch, channel-major) (default: ${DEFAULT-VALUE}).")
+            description = "Unary features: handmade (42: 1, RGB, position, HOG), patch (RGB k x k patch, channel-major) or rgb (the raw pixels, for fcn) (default: ${DEFAULT-VALUE}).")
     String features;
 
     @Option(names = "--size", defaultValue = HorseLoader.DEFAULT_HEIGHT + "x" + HorseLoader.DEFAULT_WIDTH, paramLabel = "HxW",
@@ -62,12 +60,13 @@ final class HorsesDataCommand implements Callable<Integer> {
         WorkingSize ws = workingSize();
         UnaryFeatures unary = CliChecks.unaryFeatures(features, cell, patch);
         CliChecks.output("--out", out, true);
+        CliChecks.notAnInput("--out", out, "the --db folder", db);
         HorseLoader loader = new HorseLoader(db, ws);
         loader.imageFiles(); // a missing or empty data base fails before anything is written
         int[] counts = new int[2];
         long t0 = System.nanoTime();
         AtomicFiles.replaceFolder(out, dir -> System.arraycopy(loader.writeDataset(dir, unary, quiet ? null : spec.commandLine().getErr()::println), 0, counts, 0, 2),
-                HorsesDataCommand::isOurs);
+                ImagesDataCommand::isOurs);
         String sizeText = ws instanceof WorkingSize.Fixed f ? f.height() + "x" + f.width() : "longest side " + ((WorkingSize.Longest) ws).side();
         spec.commandLine().getOut().printf("%d train and %d test images of %s, %s unary features (%d per pixel), 3 edge features: %s (%.1f s)%n",
                 counts[0], counts[1], sizeText, unary.name(), unary.dim(), out, (System.nanoTime() - t0) / 1e9);
@@ -85,15 +84,5 @@ final class HorsesDataCommand implements Callable<Integer> {
         }
         if (longest < 2) throw new BadInputException("option '--longest' must be at least 2, got " + longest);
         return new WorkingSize.Longest(longest);
-    }
-
-    /** A folder this command wrote (it has the info file), or an empty one, may be replaced. */
-    private static boolean isOurs(Path dir) {
-        if (Files.isRegularFile(dir.resolve(HorseLoader.INFO_FILE))) return true;
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.findAny().isEmpty();
-        } catch (IOException ex) {
-            return false;
-        }
     }
 }

@@ -68,7 +68,16 @@ final class PredictCommand implements Callable<Integer> {
                     + "and 'shape' per image to this .npz file (a folder of <name>.npz when --input is a folder).")
     Path probabilities;
 
-    // The four image options default to the model's image recipe (recorded at training from the data
+    @Option(names = "--format", defaultValue = "mask", paramLabel = "KIND",
+            description = "Images only: what --output holds: mask (grey, label 1 white), index (the class indices as a palette PNG with the"
+                    + " class colours: Pascal VOC's convention) or color (each pixel its class's colour) (default: ${DEFAULT-VALUE}).")
+    String format;
+
+    @Option(names = "--marginals", converter = PathConverter.class, paramLabel = "DIR",
+            description = "Images only: also write one probability map per class, STEM-K-NAME.png (grey: 255 p), at the image's own size, into this folder.")
+    Path marginals;
+
+    // The image options default to the model's image recipe (recorded at training from the data
     // set's horses-data.json), else to horses-data's defaults: see resolveRecipe.
     @Option(names = "--features", paramLabel = "KIND",
             description = "Images only: the unary features the model was trained on, handmade (42) or patch (3 k^2), "
@@ -85,6 +94,10 @@ final class PredictCommand implements Callable<Integer> {
                     + "(horses-data --longest; default: the model's image recipe; for a fully convolutional unary (fcn) "
                     + "trained at a fixed size, that size's longer side, so the photo keeps its aspect ratio). Not with --size.")
     Integer longest;
+
+    @Option(names = "--own-size",
+            description = "Images only: the model was trained on images at their own size (images-data --own-size; default: the model's image recipe).")
+    boolean ownSize;
 
     @Option(names = "--cell", paramLabel = "PX",
             description = "Images only: HOG cell side of handmade features (default: the model's, else " + ImageFeatures.DEFAULT_CELL + ").")
@@ -141,11 +154,18 @@ final class PredictCommand implements Callable<Integer> {
         if (probabilities != null) {
             throw new BadInputException("option '--probabilities' is for image input; the .npz predictions hold 'marginals' already");
         }
+        if (marginals != null) throw new BadInputException("option '--marginals' is for image input; the .npz predictions hold 'marginals' already");
+        if (!format.equals("mask")) throw new BadInputException("option '--format' is for image input; .npz predictions are .npz files");
         return predictExamples(m, npz, folder, cluster);
     }
 
     private Integer predictExamples(CrfModel m, List<Path> inputs, boolean folder, ClusterPrediction cluster) throws IOException {
         CliChecks.output("--output", output, folder);
+        CliChecks.notAnInput("--output", output, folder ? "the input folder" : "the input file", input);
+        CliChecks.notAnInput("--output", output, "the model", model);
+        for (Path in : inputs) {
+            CliChecks.notAnInput("--output", folder ? output.resolve(in.getFileName()) : output, "the input " + in, in);
+        }
         // Read and check everything before writing anything.
         List<Example> examples = inputs.stream().map(ExampleIO::read).toList();
         for (Example e : examples) Predictor.checkCompatible(m, e);
@@ -185,6 +205,9 @@ final class PredictCommand implements Callable<Integer> {
     }
 
     private Integer predictImages(CrfModel m, List<Path> inputs, boolean folder, ClusterPrediction cluster) throws IOException {
+        if (!PredictTasks.ImageOutputs.FORMATS.contains(format)) {
+            throw new BadInputException("option '--format' must be one of " + String.join(", ", PredictTasks.ImageOutputs.FORMATS) + ", got '" + format + "'");
+        }
         boolean fromModel = resolveRecipe(m);
         WorkingSize ws = workingSize();
         UnaryFeatures unary = CliChecks.unaryFeatures(features, cell, patch);
@@ -193,7 +216,8 @@ final class PredictCommand implements Callable<Integer> {
         checkImageOutputs(inputs, folder);
         if (!common.quiet) {
             spec.commandLine().getErr().printf("images: %s at %s%s%n", unary,
-                    ws instanceof WorkingSize.Fixed f ? f.height() + "x" + f.width() : "their own aspect ratio, longest side " + longest,
+                    ws instanceof WorkingSize.Fixed f ? f.height() + "x" + f.width() : ws instanceof WorkingSize.Own ? "their own size"
+                            : "their own aspect ratio, longest side " + longest,
                     fromModel ? " (the model's image recipe)" : "");
         }
 
@@ -209,17 +233,18 @@ final class PredictCommand implements Callable<Integer> {
         long t0 = System.nanoTime();
         if (cluster != null) {
             int h = ws instanceof WorkingSize.Fixed f ? f.height() : 0, w = ws instanceof WorkingSize.Fixed f ? f.width() : 0;
-            int side = ws instanceof WorkingSize.Longest l ? l.side() : 0;
+            int side = ws instanceof WorkingSize.Longest l ? l.side() : ws instanceof WorkingSize.Own ? -1 : 0;
             List<PredictTasks.ImageTask> tasks = new ArrayList<>();
             for (ImageReader.WorkingImage img : read) {
                 Path mask = folder ? output.resolve(ImageReader.stem(img.file()) + ".png") : output;
                 Path probs = probabilities == null ? null : folder ? probabilities.resolve(ImageReader.stem(img.file()) + ".npz") : probabilities;
-                tasks.add(new PredictTasks.ImageTask(absolute(model), absolute(img.file()), absolute(mask), probs == null ? null : absolute(probs),
-                        features, cell, patch, h, w, side, typedEdges, prediction.iterations, prediction.tolerance));
+                tasks.add(new PredictTasks.ImageTask(absolute(model), absolute(img.file()), absolute(mask), format, probs == null ? null : absolute(probs),
+                        marginals == null ? null : absolute(marginals), features, cell, patch, h, w, side, typedEdges, prediction.iterations, prediction.tolerance));
             }
             report(cluster.run(spark, tasks));
             Staging.written(output);
             if (probabilities != null) Staging.written(probabilities);
+            if (marginals != null) Staging.written(marginals);
             if (folder && !common.quiet) {
                 spec.commandLine().getErr().printf(Locale.ROOT, "%d masks -> %s (%.1f s)%n", read.size(), output, (System.nanoTime() - t0) / 1e9);
             }
@@ -229,7 +254,8 @@ final class PredictCommand implements Callable<Integer> {
             for (ImageReader.WorkingImage img : read) {
                 Path mask = folder ? output.resolve(ImageReader.stem(img.file()) + ".png") : output;
                 Path probs = probabilities == null ? null : folder ? probabilities.resolve(ImageReader.stem(img.file()) + ".npz") : probabilities;
-                Predictor.Prediction p = PredictTasks.predictImage(m, img, unary, typedEdges, mask, probs, prediction.iterations, prediction.tolerance);
+                Predictor.Prediction p = PredictTasks.predictImage(m, img, unary, typedEdges, new PredictTasks.ImageOutputs(mask, format, probs, marginals),
+                        prediction.iterations, prediction.tolerance);
                 if (bar != null) {
                     bar.step();
                 } else if (!common.quiet) {
@@ -256,6 +282,15 @@ final class PredictCommand implements Callable<Integer> {
         if (size != null && longest != null) {
             throw new BadInputException("option '--longest' cannot be used with '--size': one fixed working size, or the image's own aspect ratio");
         }
+        if (ownSize && (size != null || longest != null)) {
+            throw new BadInputException("option '--own-size' cannot be used with '--size' or '--longest': one working size");
+        }
+        if (!ownSize && size == null && longest == null && Boolean.TRUE.equals(rec.get("own_size"))) ownSize = true;
+        if (ownSize) {
+            if (cell == null) cell = recipeInt(rec, "cell", ImageFeatures.DEFAULT_CELL);
+            if (patch == null) patch = recipeInt(rec, "patch", PatchFeatures.DEFAULT_K);
+            return !rec.isEmpty();
+        }
         if (size == null && longest == null && rec.get("longest") != null) longest = recipeInt(rec, "longest", 0);
         if (size == null && longest == null && m.unary() instanceof org.structlr.oracle.ImageScoreFunction
                 && rec.containsKey("height") && rec.containsKey("width")) {
@@ -275,6 +310,7 @@ final class PredictCommand implements Callable<Integer> {
 
     /** {@code --longest N} (the image's own aspect ratio) or {@code --size HxW}, as resolved from the options and the recipe. */
     private WorkingSize workingSize() {
+        if (ownSize) return new WorkingSize.Own();
         if (longest != null) {
             if (longest < 2) throw new BadInputException("option '--longest' must be at least 2, got " + longest);
             return new WorkingSize.Longest(longest);
@@ -314,17 +350,17 @@ final class PredictCommand implements Callable<Integer> {
 
     /** Refuses, before any work, outputs that cannot be written or would replace an input or each other. */
     private void checkImageOutputs(List<Path> inputs, boolean folder) {
-        Path in = input.toAbsolutePath().normalize();
+        if (marginals != null) {
+            CliChecks.output("--marginals", marginals, true);
+            if (folder) CliChecks.notAnInput("--marginals", marginals, "the input folder (the maps would join the images)", input);
+        }
         if (folder) {
             CliChecks.output("--output", output, true);
-            if (output.toAbsolutePath().normalize().equals(in)) {
-                throw new BadInputException(output, "cannot write --output: it is the input folder (masks would replace the images)");
-            }
+            CliChecks.notAnInput("--output", output, "the input folder (masks would replace the images)", input);
             if (probabilities != null) {
                 CliChecks.output("--probabilities", probabilities, true);
-                if (probabilities.toAbsolutePath().normalize().equals(in)) {
-                    throw new BadInputException(probabilities, "cannot write --probabilities: it is the input folder");
-                }
+                CliChecks.notAnInput("--probabilities", probabilities, "the input folder", input);
+                CliChecks.notAnInput("--probabilities", probabilities, "the --output folder", output);
             }
             Map<String, Path> byStem = new HashMap<>();
             for (Path p : inputs) {
@@ -338,18 +374,13 @@ final class PredictCommand implements Callable<Integer> {
                 throw new BadInputException(output, "cannot write --output: the mask of an image is a .png file");
             }
             CliChecks.output("--output", output, false);
-            if (output.toAbsolutePath().normalize().equals(in)) {
-                throw new BadInputException(output, "cannot write --output: it is the input image");
-            }
+            CliChecks.notAnInput("--output", output, "the input image", input);
             if (probabilities != null) {
                 if (!probabilities.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".npz")) {
                     throw new BadInputException(probabilities, "cannot write --probabilities: it must be an .npz file");
                 }
                 CliChecks.output("--probabilities", probabilities, false);
-                Path pr = probabilities.toAbsolutePath().normalize();
-                if (pr.equals(in) || pr.equals(output.toAbsolutePath().normalize())) {
-                    throw new BadInputException(probabilities, "cannot write --probabilities: it is the input or the --output file");
-                }
+                CliChecks.notAnInput("--probabilities", probabilities, "the input or the --output file", input, output);
             }
         }
     }

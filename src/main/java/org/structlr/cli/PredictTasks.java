@@ -44,9 +44,25 @@ final class PredictTasks {
         return p;
     }
 
-    /** Predicts one image at its working size and writes its mask (and probabilities) at its own size. */
+    /**
+     * Where an image's predictions go: the labels picture ({@code format}: "mask", "index" or
+     * "color"), optionally the probabilities .npz and a folder for one probability map per class.
+     */
+    record ImageOutputs(Path labels, String format, Path probabilities, Path marginals) {
+        static final java.util.List<String> FORMATS = java.util.List.of("mask", "index", "color");
+
+        ImageOutputs {
+            if (!FORMATS.contains(format)) throw new IllegalArgumentException("format " + format + " is not one of " + FORMATS);
+        }
+    }
+
+    /**
+     * Predicts one image at its working size and writes its outputs at its own size: the labels
+     * picture in the asked format, the probabilities and the per-class probability maps
+     * ({@code STEM-K-NAME.png}, grey 255 p) when asked.
+     */
     static Predictor.Prediction predictImage(CrfModel m, ImageReader.WorkingImage img, UnaryFeatures unary, boolean typedEdges,
-                                             Path mask, Path probs, int iterations, double tolerance) throws IOException {
+                                             ImageOutputs out, int iterations, double tolerance) throws IOException {
         Example ex = img.example(unary, typedEdges);
         ExampleBatch b = new ExampleBatch(List.of(ex), m.numLabels(), m.pairTypes());
         Predictor.Prediction p = Predictor.predict(m, b, Predictor.defaultStop(b, iterations, tolerance));
@@ -57,26 +73,75 @@ final class PredictTasks {
         }
         float[] full = LabelImages.resizeBilinear(working, img.height(), img.width(), L, H, W);
         int[] labels = LabelImages.argmax(full, L);
-        LabelImages.writePng(mask, LabelImages.mask(labels, H, W, L));
-        if (probs != null) {
+        java.awt.image.BufferedImage picture = switch (out.format()) {
+            case "index" -> LabelImages.indexImage(labels, H, W, m.classes());
+            case "color" -> LabelImages.colorImage(labels, H, W, m.classes());
+            default -> LabelImages.mask(labels, H, W, L);
+        };
+        LabelImages.writePng(out.labels(), picture);
+        if (out.probabilities() != null) {
             Map<String, NpyArray> arrays = new LinkedHashMap<>();
             arrays.put("probabilities", NpyArray.ofFloats(full, H, W, L));
             arrays.put("labels", NpyArray.ofInts(labels, H, W));
             arrays.put("shape", NpyArray.ofInts(new int[] {H, W}, 2));
-            Npz.write(probs, arrays);
+            Npz.write(out.probabilities(), arrays);
+        }
+        if (out.marginals() != null) {
+            for (int c = 0; c < L; c++) {
+                LabelImages.writePng(out.marginals().resolve(marginalName(ImageReader.stem(img.file()), c, m.classes().name(c))),
+                        LabelImages.probabilityImage(full, H, W, L, c));
+            }
         }
         return p;
+    }
+
+    /** {@code STEM-K-NAME.png}, the class name's characters other than letters, digits, '-' and '_' as '_'. */
+    static String marginalName(String stem, int c, String className) {
+        return stem + "-" + c + "-" + className.replaceAll("[^A-Za-z0-9_-]", "_") + ".png";
     }
 
     /**
      * The models an executor's task threads have loaded, by folder: a model is loaded once per
      * thread, not once per input; per thread because score functions are not all safe for
-     * concurrent use (local[N] runs N tasks in one JVM).
+     * concurrent use (local[N] runs N tasks in one JVM). Bounded: each thread keeps its
+     * {@value #MODELS_KEPT} most recently used models (an executor lives on across jobs, each of
+     * which may name another model); a model fetched from a remote URI is read from a temporary
+     * copy that is deleted as soon as it is loaded.
      */
-    private static final ThreadLocal<Map<String, CrfModel>> MODELS = ThreadLocal.withInitial(java.util.HashMap::new);
+    static final int MODELS_KEPT = 2;
+    private static final ThreadLocal<Map<String, CrfModel>> MODELS = ThreadLocal.withInitial(() -> new java.util.LinkedHashMap<>(4, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, CrfModel> eldest) {
+            return size() > MODELS_KEPT;
+        }
+    });
 
     static CrfModel loadedModel(String dir) {
-        return MODELS.get().computeIfAbsent(dir, d -> CrfModel.load(fetched(d)));
+        Map<String, CrfModel> models = MODELS.get();
+        CrfModel m = models.get(dir);
+        if (m != null) return m;
+        Path local = fetched(dir);
+        try {
+            m = CrfModel.load(local);
+        } finally {
+            if (remote(dir)) deleteFetched(local);
+        }
+        models.put(dir, m);
+        return m;
+    }
+
+    /** The models this thread holds (tests). */
+    static java.util.Set<String> loadedModels() {
+        return java.util.Set.copyOf(MODELS.get().keySet());
+    }
+
+    /** Deletes the temporary folder {@link #fetched} made for {@code local}. */
+    static void deleteFetched(Path local) {
+        try {
+            org.structlr.data.AtomicFiles.deleteTree(local.getParent());
+        } catch (IOException e) {
+            // a temporary copy left behind is no reason to fail the task
+        }
     }
 
     /** Whether a task's location is a remote URI (hdfs://...; staged on the driver), not a local or file: path. */
@@ -89,7 +154,12 @@ final class PredictTasks {
         if (!remote(where)) return Path.of(where);
         try {
             Path local = java.nio.file.Files.createTempDirectory("structlr-task").resolve(Path.of(java.net.URI.create(where).getPath()).getFileName().toString());
-            RemoteFiles.find().orElseThrow(() -> new IOException("no remote file system in this build")).fetch(where, local);
+            try {
+                RemoteFiles.find().orElseThrow(() -> new IOException("no remote file system in this build")).fetch(where, local);
+            } catch (IOException | RuntimeException e) {
+                deleteFetched(local);
+                throw e;
+            }
             return local;
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(where + ": cannot read: " + e.getMessage(), e);
@@ -121,8 +191,12 @@ final class PredictTasks {
         @Override
         public String run() throws IOException {
             Path in = fetched(input);
-            Example ex = ExampleIO.read(in);
-            if (remote(input)) org.structlr.data.AtomicFiles.deleteTree(in.getParent());
+            Example ex;
+            try {
+                ex = ExampleIO.read(in);
+            } finally {
+                if (remote(input)) deleteFetched(in);
+            }
             Predictor.Prediction[] p = new Predictor.Prediction[1];
             write(output, out -> p[0] = predictExample(loadedModel(model), ex, out, iterations, tolerance));
             return String.format(Locale.ROOT, "%s -> %s (%d sweeps, gap %.2e)", input, output, p[0].inference().iterations(), p[0].inference().gap());
@@ -130,28 +204,40 @@ final class PredictTasks {
     }
 
     /** One image to label: its working size is {@code height x width}, or {@code longest} when that is positive. */
-    record ImageTask(String model, String input, String mask, String probabilities, String features, int cell, int patch,
-                     int height, int width, int longest, boolean typedEdges, int iterations, double tolerance)
+    record ImageTask(String model, String input, String mask, String format, String probabilities, String marginals, String features,
+                     int cell, int patch, int height, int width, int longest, boolean typedEdges, int iterations, double tolerance)
             implements ClusterPrediction.Task {
         @Override
         public String run() throws IOException {
-            WorkingSize ws = longest > 0 ? new WorkingSize.Longest(longest) : new WorkingSize.Fixed(height, width);
+            WorkingSize ws = longest > 0 ? new WorkingSize.Longest(longest) : longest < 0 ? new WorkingSize.Own() : new WorkingSize.Fixed(height, width);
             Path in = fetched(input);
-            ImageReader.WorkingImage img = new ImageReader().read(in, ws);
-            if (remote(input)) org.structlr.data.AtomicFiles.deleteTree(in.getParent());
+            ImageReader.WorkingImage img;
+            try {
+                img = new ImageReader().read(in, ws);
+            } finally {
+                if (remote(input)) deleteFetched(in);
+            }
             CrfModel m = loadedModel(model);
             UnaryFeatures unary = CliChecks.unaryFeatures(features, cell, patch);
             Predictor.Prediction p;
-            if (!remote(mask) && (probabilities == null || !remote(probabilities))) {
-                p = predictImage(m, img, unary, typedEdges, Path.of(mask), probabilities == null ? null : Path.of(probabilities), iterations, tolerance);
+            if (!remote(mask) && (probabilities == null || !remote(probabilities)) && (marginals == null || !remote(marginals))) {
+                p = predictImage(m, img, unary, typedEdges, new ImageOutputs(Path.of(mask), format, probabilities == null ? null : Path.of(probabilities),
+                        marginals == null ? null : Path.of(marginals)), iterations, tolerance);
             } else {
-                // both outputs into one local folder first, then each published to its URI
+                // every output into one local folder first, then each published to its URI
                 Path dir = java.nio.file.Files.createTempDirectory("structlr-task");
                 try {
-                    p = predictImage(m, img, unary, typedEdges, dir.resolve("mask.png"), probabilities == null ? null : dir.resolve("p.npz"),
-                            iterations, tolerance);
+                    Path maps = dir.resolve("marginals");
+                    p = predictImage(m, img, unary, typedEdges, new ImageOutputs(dir.resolve("mask.png"), format,
+                            probabilities == null ? null : dir.resolve("p.npz"), marginals == null ? null : maps), iterations, tolerance);
                     write(mask, out -> java.nio.file.Files.copy(dir.resolve("mask.png"), out, java.nio.file.StandardCopyOption.REPLACE_EXISTING));
                     if (probabilities != null) write(probabilities, out -> java.nio.file.Files.copy(dir.resolve("p.npz"), out, java.nio.file.StandardCopyOption.REPLACE_EXISTING));
+                    if (marginals != null) {
+                        for (Path f : java.nio.file.Files.list(maps).sorted().toList()) {
+                            write(org.structlr.data.DatasetFiles.child(marginals, f.getFileName().toString()),
+                                    out -> java.nio.file.Files.copy(f, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING));
+                        }
+                    }
                 } finally {
                     org.structlr.data.AtomicFiles.deleteTree(dir);
                 }

@@ -16,8 +16,11 @@ import org.structlr.learn.LearnSettings;
 import org.structlr.learn.LearningReport;
 import org.structlr.learn.StateSink;
 import org.structlr.learn.Training;
+import org.structlr.metrics.ConfusionMatrix;
+import org.structlr.metrics.Evaluation;
 import org.structlr.model.CrfModel;
 import org.structlr.oracle.FunctionSpec;
+import org.structlr.viz.ConfusionFigure;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -56,7 +59,9 @@ final class TrainCommand implements Callable<Integer> {
             description = "Folder to save the trained model in (a path or a file: URI).")
     Path output;
 
-    @Option(names = "--report", paramLabel = "FILE.json", description = "Learning curve and final errors as JSON.")
+    @Option(names = "--report", paramLabel = "FILE.json",
+            description = "Learning curve and final errors as JSON, with the test (and val) metrics of the trained model: pixel accuracy,"
+                    + " per-class IoU, mean IoU, confusion matrix (void left out); FILE-confusion-SPLIT.png beside it.")
     Path report;
 
     @Option(names = "--csv", paramLabel = "FILE.csv", description = "Learning curve as CSV.")
@@ -90,10 +95,15 @@ final class TrainCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** A line on standard error that is not an error (the run goes on), printed even with --quiet. */
+    private void warn(String line) {
+        spec.commandLine().getErr().println("warning: " + Staging.unstage(line));
+    }
+
     @Override
     public Integer call() throws Exception {
         Checkpoint from = resume == null ? null
-                : resume.remote() ? Checkpointer.load(resume.uri(), RemoteFiles.find().orElseThrow()) : Checkpoint.load(resume.local());
+                : resume.remote() ? Checkpointer.load(resume.uri(), RemoteFiles.find().orElseThrow(), this::warn) : Checkpoint.load(resume.local(), this::warn);
         if (from != null) adoptCheckpoint(from);
         LearnSettings settings = schedule.apply(learning.settings(iterations));
         if (from != null && iterations < from.state().iteration()) {
@@ -120,6 +130,7 @@ final class TrainCommand implements Callable<Integer> {
         Training.Outcome out;
         if (cluster == null || !executorsRead()) {
             Dataset ds = Dataset.load(data.staged("--data"));
+            reportData = ds;
             Training.checkApplicable(ds, unary, pairwise);
             String hash = Training.dataHash(ds);
             // the examples hash only where a checkpoint may be resumed on Spark (which cannot compute the data hash)
@@ -142,9 +153,31 @@ final class TrainCommand implements Callable<Integer> {
                 }
             }
         }
-        write(out, output, report, csv, spec.commandLine().getOut());
+        Map<String, ConfusionMatrix> metrics = report != null && reportData != null
+                ? Evaluation.splits(out.model(), reportData, List.of("test", "val")) : Map.of();
+        Map<String, Object> extra = new java.util.LinkedHashMap<>();
+        if (!metrics.isEmpty()) {
+            extra.put("classes", out.model().classes().toMap());
+            extra.put("metrics", Evaluation.toMap(metrics, out.model().classes()));
+        }
+        write(out, output, report, csv, spec.commandLine().getOut(), extra);
+        if (!metrics.isEmpty()) {
+            ConfusionFigure.writeBeside(report, "train", metrics, out.model().classes());
+            for (Map.Entry<String, ConfusionMatrix> e : metrics.entrySet()) {
+                spec.commandLine().getOut().printf(java.util.Locale.ROOT, "%s: pixel accuracy %.4f  mean IoU %.4f (void left out)%n",
+                        e.getKey(), e.getValue().pixelAccuracy(), e.getValue().meanIou());
+            }
+            spec.commandLine().getOut().flush();
+        }
         return Main.EXIT_OK;
     }
+
+    /**
+     * The data set read on this machine, whose test and val metrics (pixel accuracy, per-class IoU,
+     * mean IoU, confusion matrix; {@link Evaluation}) go into the report; null when Spark executors
+     * read it (the report then has the curve only).
+     */
+    private Dataset reportData;
 
     /** The Spark property that says who reads the data set with --spark: the executors (default) or this machine (the driver). */
     static final String READ_DATA = "spark.structlr.readData";
@@ -234,16 +267,18 @@ final class TrainCommand implements Callable<Integer> {
     }
 
     static void write(Training.Outcome out, Path model, Path report, Path csv) throws java.io.IOException {
-        write(out, model, report, csv, new java.io.PrintWriter(System.out, true));
+        write(out, model, report, csv, new java.io.PrintWriter(System.out, true), Map.of());
     }
 
-    /** Writes the outputs that are not null and prints the final line to {@code stdout}. */
-    static void write(Training.Outcome out, Path model, Path report, Path csv, java.io.PrintWriter stdout) throws java.io.IOException {
+    /** Writes the outputs that are not null (the report with {@code reportExtra}'s entries) and prints the final line to {@code stdout}. */
+    static void write(Training.Outcome out, Path model, Path report, Path csv, java.io.PrintWriter stdout, Map<String, Object> reportExtra)
+            throws java.io.IOException {
         List<IterationRecord> curve = out.curve();
         if (model != null) out.model().save(model);
         if (report != null) {
             Map<String, Object> extra = new java.util.LinkedHashMap<>();
             extra.put("settings", out.model().settings());
+            extra.putAll(reportExtra);
             extra.put("seconds", Map.of("oracle_fits", out.fitSeconds(), "message_passing", out.passingSeconds(), "evaluation", out.evalSeconds()));
             LearningReport.writeJson(report, curve, extra);
         }

@@ -24,12 +24,17 @@ import java.util.Optional;
  */
 public final class Dataset {
     /**
-     * The optional JSON file beside train/ and test/ that says how the examples were made from
-     * images (written by {@code horses-data}: working size, feature kind, HOG cell or patch side).
-     * Training copies its image recipe into the model so that {@code predict} featurises new images
-     * the same way without being told.
+     * The optional JSON file beside train/ and test/ that says what the data set is and how it was
+     * made from images (written by {@code images-data} and {@code horses-data}: working size,
+     * feature kind, HOG cell or patch side, and the class table under {@code classes}). Training
+     * copies its image recipe and class table into the model so that {@code predict} featurises new
+     * images the same way and names classes without being told.
      */
-    public static final String INFO_FILE = "horses-data.json";
+    public static final String INFO_FILE = "dataset.json";
+    /** The name of {@link #INFO_FILE} in data sets written before images-data (read when the new name is absent). */
+    public static final String LEGACY_INFO_FILE = "horses-data.json";
+    /** The key of the class table in {@link #INFO_FILE}. */
+    public static final String CLASSES = "classes";
 
     private final List<Example> train;
     private final List<Example> test;
@@ -72,6 +77,7 @@ public final class Dataset {
         Integer given = null;
         ExampleFacts givenBy = null;
         int maxTrainLabel = -1, maxType = 0;
+        long labelledTrain = 0;
         for (int s = 0; s < names.length; s++) {
             String split = names[s];
             List<ExampleFacts> list = splits.get(s);
@@ -98,9 +104,13 @@ public final class Dataset {
                 if (split.equals("train")) {
                     if (!ex.labelled()) throw bad(root, ex, split, k, "training example has no 'labels' array (missing labels)");
                     maxTrainLabel = Math.max(maxTrainLabel, ex.maxLabel());
+                    labelledTrain += ex.labelledVariables();
                 }
                 maxType = Math.max(maxType, ex.maxEdgeType());
             }
+        }
+        if (labelledTrain == 0) {
+            throw bad(root, first, "train", 0, "every training variable is void (label " + Example.VOID + "): nothing to learn from");
         }
         int l = given != null ? given : maxTrainLabel + 1;
         if (l < 2) {
@@ -161,6 +171,7 @@ public final class Dataset {
     public Map<String, Object> info() {
         if (root == null) return Map.of();
         Path f = root.resolve(INFO_FILE);
+        if (!Files.isRegularFile(f)) f = root.resolve(LEGACY_INFO_FILE);
         if (!Files.isRegularFile(f)) return Map.of();
         try {
             return info(f.toString(), Files.readAllBytes(f));
@@ -179,6 +190,27 @@ public final class Dataset {
         } catch (IOException e) {
             throw new BadInputException(where + ": cannot be read as JSON: " + e.getMessage().lines().findFirst().orElse(""));
         }
+    }
+
+    /**
+     * The class table of the info file's {@value #CLASSES} entry (checked against L), else classes
+     * "0".."L-1" ({@link ClassTable#numbered}).
+     */
+    public ClassTable classes() {
+        return classes(info(), numLabels(), root == null ? "<data set>" : root.resolve(INFO_FILE).toString());
+    }
+
+    /** The class table an info file's contents give for a data set of {@code numLabels} labels ({@link #classes()}). */
+    public static ClassTable classes(Map<String, Object> info, int numLabels, String where) {
+        Object c = info.get(CLASSES);
+        if (c == null) return ClassTable.numbered(numLabels, ClassTable.DEFAULT_VOID);
+        return ClassTable.fromObject(c, where).requireClasses(numLabels, where);
+    }
+
+    /** Whether some example of a split has a void variable ({@link Example#VOID}). */
+    public boolean hasVoid(String split) {
+        for (Example e : split(split)) if (e.hasVoid()) return true;
+        return false;
     }
 
     /** The folder this data set was read from, if any. */

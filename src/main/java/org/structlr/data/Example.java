@@ -19,6 +19,12 @@ import org.structlr.graph.FactorGraph;
  * in memory) and the problem.
  */
 public final class Example {
+    /**
+     * The label of a variable that has none ("void": Pascal VOC's object boundaries, pixels no
+     * annotator labelled). Training adds no term for it and errors and metrics skip it.
+     */
+    public static final int VOID = -1;
+
     private final Path source;
     private final int numVariables;
     private final int unaryDim;
@@ -43,6 +49,7 @@ public final class Example {
         if (b.numLabels != null && b.numLabels < 2) {
             throw bad("num_labels = " + b.numLabels + "; at least 2 labels are needed (num_labels < 2)");
         }
+        if (b.numLabels != null && b.numLabels > InputLimits.LABELS.value()) throw limit(InputLimits.LABELS, "num_labels", b.numLabels);
         this.numLabels = b.numLabels == null ? 0 : b.numLabels;
         this.shape = b.shape == null ? null : b.shape.clone();
         this.edgeType = b.edgeType == null ? null : b.edgeType.clone();
@@ -137,9 +144,13 @@ public final class Example {
                 throw bad("array 'labels' has length " + labels.length + " but 'unary' has " + v + " rows (shape mismatch)");
             }
             for (int i = 0; i < v; i++) {
-                if (labels[i] < 0 || (numLabels > 0 && labels[i] >= numLabels)) {
+                if (numLabels == 0 && labels[i] >= InputLimits.LABELS.value()) {
+                    throw limit(InputLimits.LABELS, "label " + labels[i] + " of variable " + i + " asks for a label count", labels[i] + 1L);
+                }
+                if (labels[i] < VOID || (numLabels > 0 && labels[i] >= numLabels)) {
                     throw bad("label " + labels[i] + " of variable " + i + " is out of range 0.."
-                            + (numLabels > 0 ? String.valueOf(numLabels - 1) : "") + (numLabels > 0 ? " (num_labels = " + numLabels + ")" : ""));
+                            + (numLabels > 0 ? String.valueOf(numLabels - 1) : "") + (numLabels > 0 ? " (num_labels = " + numLabels + ")" : "")
+                            + ", or " + VOID + " for no label (void)");
                 }
             }
         }
@@ -155,8 +166,16 @@ public final class Example {
             }
             for (int e = 0; e < numEdges; e++) {
                 if (edgeType[e] < 0) throw bad("edge_type " + edgeType[e] + " of edge " + e + " is out of range: types are 0 or more");
+                if (edgeType[e] >= InputLimits.EDGE_TYPES.value()) {
+                    throw limit(InputLimits.EDGE_TYPES, "edge_type " + edgeType[e] + " of edge " + e + " asks for a type count", edgeType[e] + 1L);
+                }
             }
         }
+    }
+
+    /** A limit of {@link InputLimits} hit by this example's file (L and the edge types size every oracle and table: L*L must not overflow). */
+    private BadInputException limit(InputLimits.Limit l, String what, long asked) {
+        return l.exceeded(source == null ? "<example>" : source, what, asked);
     }
 
     /** Throws for the first edge that repeats an earlier one (there is one). */
@@ -206,7 +225,19 @@ public final class Example {
         if (labels == null) throw new IllegalStateException(name() + " has no labels");
         return labels[variable];
     }
-    /** The largest label, or -1 when unlabelled. */
+    /** The number of variables with a label (not {@link #VOID}); 0 when unlabelled. */
+    public int numLabelled() {
+        int n = 0;
+        if (labels != null) for (int y : labels) if (y != VOID) n++;
+        return n;
+    }
+
+    /** Whether some variable is {@link #VOID} (has a labels array in which a variable has no label). */
+    public boolean hasVoid() {
+        return labels != null && numLabelled() < labels.length;
+    }
+
+    /** The largest label, or -1 when unlabelled or every variable is void. */
     public int maxLabel() {
         int m = -1;
         if (labels != null) for (int y : labels) m = Math.max(m, y);

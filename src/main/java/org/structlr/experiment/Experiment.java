@@ -1,9 +1,12 @@
 package org.structlr.experiment;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -18,10 +21,13 @@ import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.LearningReport;
 import org.structlr.learn.Training;
+import org.structlr.metrics.ConfusionMatrix;
+import org.structlr.metrics.Evaluation;
 import org.structlr.oracle.FunctionSpec;
 import org.structlr.model.CrfModel;
 import org.structlr.model.ExampleBatch;
 import org.structlr.model.Predictor;
+import org.structlr.viz.ConfusionFigure;
 import org.structlr.viz.FunctionFigure;
 import org.structlr.viz.LearningCurveFigure;
 import org.structlr.viz.PredictionFigure;
@@ -33,7 +39,9 @@ import org.structlr.viz.PredictionFigure;
  * functions (Fig. 1). Every file is written atomically; notebooks call this class directly.
  *
  * <p>Files of {@link #runPair} in its folder: {@code report.json} (the learning curve and final
- * errors, {@link LearningReport}), {@code curve.csv}, {@code curve.png}, {@code model/},
+ * errors, {@link LearningReport}, and the trained model's test and val metrics: pixel accuracy,
+ * per-class IoU, mean IoU, confusion matrix, void left out), {@code report-confusion-SPLIT.png},
+ * {@code curve.csv}, {@code curve.png}, {@code model/},
  * {@code predictions.png} (when the test examples are images) and {@code functions.png} (when the
  * features are the one-feature rows [1, phi]).
  *
@@ -75,8 +83,26 @@ public final class Experiment {
         Listener NONE = new Listener() {};
     }
 
-    /** One trained pair and how long it took (seconds of the whole {@link Training#train} call). */
-    public record PairResult(String unary, String pairwise, Training.Outcome outcome, double seconds) {
+    /**
+     * One trained pair, how long it took (seconds of the whole {@link Training#train} call) and its
+     * model's confusion matrices on the test and val splits ({@link Evaluation}; empty when not measured).
+     */
+    public record PairResult(String unary, String pairwise, Training.Outcome outcome, double seconds, Map<String, ConfusionMatrix> metrics) {
+        public PairResult {
+            metrics = Map.copyOf(metrics);
+        }
+
+        /** A pair whose metrics were not measured. */
+        public PairResult(String unary, String pairwise, Training.Outcome outcome, double seconds) {
+            this(unary, pairwise, outcome, seconds, Map.of());
+        }
+
+        /** Mean IoU of the trained model on the test split, void left out; NaN when not measured. */
+        public double testMeanIou() {
+            ConfusionMatrix c = metrics.get("test");
+            return c == null ? Double.NaN : c.meanIou();
+        }
+
         public String name() { return unary + "-" + pairwise; }
         public String label() { return unary + "/" + pairwise; }
         public List<IterationRecord> curve() { return outcome.curve(); }
@@ -142,11 +168,12 @@ public final class Experiment {
         return train(FunctionSpec.unary(unary), FunctionSpec.pairwise(pairwise), listener);
     }
 
-    /** Trains one pair (classes with their options); writes nothing. */
+    /** Trains one pair (classes with their options) and measures its model on the test and val splits; writes nothing. */
     public PairResult train(FunctionSpec unary, FunctionSpec pairwise, LearnListener listener) {
         long t0 = System.nanoTime();
         Training.Outcome o = Training.train(data, unary, pairwise, settings, threads, listener);
-        return new PairResult(unary.name(), pairwise.name(), o, (System.nanoTime() - t0) / 1e9);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        return new PairResult(unary.name(), pairwise.name(), o, seconds, Evaluation.splits(o.model(), data, List.of("test", "val")));
     }
 
     /** Trains one pair, the classes' options at their defaults, and writes its files into {@code out} (see the class comment). */
@@ -158,6 +185,7 @@ public final class Experiment {
     public PairResult runPair(FunctionSpec unary, FunctionSpec pairwise, Path out, LearnListener listener) throws IOException {
         PairResult r = train(unary, pairwise, listener);
         writeReport(r, out.resolve("report.json"));
+        ConfusionFigure.writeBeside(out.resolve("report.json"), name + " " + r.label(), r.metrics(), r.outcome().model().classes());
         LearningReport.writeCsv(out.resolve("curve.csv"), r.curve());
         LearningCurveFigure.single(out.resolve("curve.png"), name + " " + r.label() + ": error and objective", r.curve());
         r.outcome().model().save(out.resolve("model"));
@@ -324,7 +352,22 @@ public final class Experiment {
         Map<String, Object> prov = model.provenance();
         Training.Outcome o = new Training.Outcome(model, curve, num(prov.get("secondsInOracleFits")),
                 num(prov.get("secondsInMessagePassing")), num(prov.get("secondsInEvaluation")));
-        return new PairResult(u, p, o, seconds);
+        return new PairResult(u, p, o, seconds, readMetrics(report));
+    }
+
+    /** The confusion matrices of a report's "metrics" (empty when it has none). */
+    private static Map<String, ConfusionMatrix> readMetrics(Path report) {
+        try {
+            JsonNode metrics = new ObjectMapper().readTree(report.toFile()).path("metrics");
+            Map<String, ConfusionMatrix> out = new LinkedHashMap<>();
+            for (Iterator<Map.Entry<String, JsonNode>> it = metrics.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                out.put(e.getKey(), ConfusionMatrix.fromCounts(new ObjectMapper().treeToValue(e.getValue().path("confusion"), long[][].class)));
+            }
+            return out;
+        } catch (IOException | IllegalArgumentException e) {
+            throw new BadInputException(report, "cannot read its metrics: " + e.getMessage().lines().findFirst().orElse(""));
+        }
     }
 
     /** Settings maps compared by value, numbers as doubles (JSON reads 1 and 1L alike). */
@@ -359,6 +402,10 @@ public final class Experiment {
         extra.put("pairwise", r.pairwise());
         extra.put("settings", r.outcome().model().settings());
         extra.put("provenance", r.outcome().model().provenance());
+        if (!r.metrics().isEmpty()) {
+            extra.put("classes", r.outcome().model().classes().toMap());
+            extra.put("metrics", Evaluation.toMap(r.metrics(), r.outcome().model().classes()));
+        }
         Map<String, Object> secs = new LinkedHashMap<>();
         secs.put("total", r.seconds());
         secs.put("oracle_fits", r.outcome().fitSeconds());
@@ -425,11 +472,11 @@ public final class Experiment {
         AtomicFiles.writeString(out.resolve("train_error.csv"), csv(t, PairResult::finalTrainError, "%.6f"));
         AtomicFiles.writeString(out.resolve("seconds.csv"), csv(t, PairResult::seconds, "%.2f"));
         StringBuilder all = new StringBuilder("unary,pairwise,train_error,test_error,seconds,iterations,objective,test_error_after_"
-                + EARLY_ITERATION + "\n");
+                + EARLY_ITERATION + ",test_mean_iou\n");
         for (PairResult r : t.pairs()) {
-            all.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%.2f,%d,%s,%s%n", r.unary(), r.pairwise(),
+            all.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%.2f,%d,%s,%s,%s%n", r.unary(), r.pairwise(),
                     num(r.finalTrainError(), "%.6f"), num(r.finalTestError(), "%.6f"), r.seconds(), r.iterations(),
-                    num(r.finalObjective(), "%.6f"), num(r.testErrorAfter(EARLY_ITERATION), "%.6f")));
+                    num(r.finalObjective(), "%.6f"), num(r.testErrorAfter(EARLY_ITERATION), "%.6f"), num(r.testMeanIou(), "%.6f")));
         }
         AtomicFiles.writeString(out.resolve("results.csv"), all.toString());
         StringBuilder md = new StringBuilder();
@@ -442,6 +489,7 @@ public final class Experiment {
         }
         md.append("\n## Test error\n\n").append(markdown(t, PairResult::finalTestError, "%.4f"));
         md.append("\n## Training error\n\n").append(markdown(t, PairResult::finalTrainError, "%.4f"));
+        md.append("\n## Test mean IoU of the trained model (void pixels left out)\n\n").append(markdown(t, PairResult::testMeanIou, "%.4f"));
         md.append("\n## Seconds per pair\n\n").append(markdown(t, PairResult::seconds, "%.1f"));
         // the paper's claims are about speed of convergence and objective too, not only final errors
         md.append("\n## Test error after ").append(EARLY_ITERATION).append(" iterations (how fast each pair learns)\n\n")

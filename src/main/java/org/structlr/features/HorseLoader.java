@@ -12,11 +12,12 @@ import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.structlr.augment.Augmentation;
 import org.structlr.data.AtomicFiles;
 import org.structlr.data.BadInputException;
+import org.structlr.data.ClassTable;
 import org.structlr.data.Dataset;
 import org.structlr.data.Example;
-import org.structlr.data.ExampleIO;
 
 /**
  * Reads the Weizmann horse database (DESIGN §1): {@code rgb/horseNNN.jpg} paired with
@@ -143,28 +144,27 @@ public final class HorseLoader {
         return db.resolve("figure_ground").resolve(rgbFile.getFileName().toString());
     }
 
+    /** The horse masks: figure/ground thresholded at {@value #MASK_THRESHOLD}; classes background (0) and horse (1). */
+    public static MaskReader masks() {
+        ClassTable classes = ClassTable.fromObject(List.of(
+                Map.of("name", "background", "index", 0, "color", List.of(0, 0, 0)),
+                Map.of("name", "horse", "index", 1, "color", List.of(255, 255, 255))), "horses");
+        return new MaskReader(MaskReader.Kind.THRESHOLD, classes, MASK_THRESHOLD);
+    }
+
+    /** The name of an image's example: {@code horseNNN}. */
+    private static String name(Path rgbFile) {
+        return String.format("horse%03d", number(rgbFile));
+    }
+
     /** Loads one image and its mask at its working size ({@link WorkingSize#shapeOf} of the colour image's own size). */
-    public HorseImage load(Path rgbFile) {
-        Path maskFile = maskFile(rgbFile);
-        if (!Files.isRegularFile(rgbFile)) throw new BadInputException(rgbFile, "missing image file");
-        if (!Files.isRegularFile(maskFile)) throw new BadInputException(maskFile, "missing mask for " + rgbFile.getFileName());
-        ImageDecoder.Decoded img = ImageDecoder.decode(rgbFile, 3);
-        ImageDecoder.Decoded mask = ImageDecoder.decode(maskFile, 1);
-        long lhs = (long) mask.width() * img.height(), rhs = (long) mask.height() * img.width();
-        if (Math.abs(lhs - rhs) > img.width() + img.height()) {
-            throw new BadInputException(maskFile, "mask of " + mask.width() + "x" + mask.height() + " (width x height) does not fit its image "
-                    + rgbFile.getFileName() + " of " + img.width() + "x" + img.height() + " (another size: not the same shape scaled)");
-        }
-        int[] hw = size.shapeOf(img.height(), img.width());
-        int height = hw[0], width = hw[1];
-        float[] rgb = img.rgb(height, width);
-        int[] labels = threshold(mask.resized(0, height, width));
-        return new HorseImage(number(rgbFile), rgbFile, height, width, rgb, labels);
+    public LabelledImage load(Path rgbFile) {
+        return new LabelledImageReader(masks(), size).read(name(rgbFile), rgbFile, maskFile(rgbFile));
     }
 
     /** Every image with its mask, sorted by number. */
-    public List<HorseImage> loadAll() {
-        List<HorseImage> out = new ArrayList<>();
+    public List<LabelledImage> loadAll() {
+        List<LabelledImage> out = new ArrayList<>();
         for (Path f : imageFiles()) out.add(load(f));
         return out;
     }
@@ -173,7 +173,7 @@ public final class HorseLoader {
     public Dataset dataset(UnaryFeatures unary) {
         List<Example> train = new ArrayList<>(), test = new ArrayList<>();
         for (Path f : imageFiles()) {
-            Example ex = ImageFeatures.example(load(f), unary);
+            Example ex = ImageFeatures.example(load(f), unary, 2);
             (isTrain(number(f)) ? train : test).add(ex);
         }
         if (train.isEmpty()) throw new BadInputException(db.resolve("rgb"), "no training image (odd number) in this folder");
@@ -181,54 +181,38 @@ public final class HorseLoader {
     }
 
     /**
+     * The horses as {@code images-data} sees them: each colour image paired with its mask, odd
+     * numbers train and even numbers test.
+     */
+    public ImageSplits.Split split() {
+        Map<String, List<ImageSplits.Pair>> splits = new LinkedHashMap<>();
+        for (String s : ImageSplits.NAMES) splits.put(s, new ArrayList<>());
+        for (Path f : imageFiles()) {
+            Path mask = maskFile(f);
+            if (!Files.isRegularFile(mask)) throw new BadInputException(mask, "missing mask for " + f.getFileName());
+            splits.get(isTrain(number(f)) ? "train" : "test").add(new ImageSplits.Pair(name(f), f, mask));
+        }
+        if (splits.get("train").isEmpty()) throw new BadInputException(db.resolve("rgb"), "no training image (odd number) in this folder");
+        return new ImageSplits.Split(splits, "odd image numbers train, even numbers test", List.of());
+    }
+
+    /**
      * Writes the data set as a DESIGN §4 folder into the empty or new folder {@code dir}:
      * {@code train/horseNNN.npz} (odd numbers), {@code test/horseNNN.npz} (even numbers) and
-     * {@value #INFO_FILE} describing how it was made. One image at a time, so that wide patch
-     * features never sit in memory all at once. Wrap it in {@link AtomicFiles#replaceFolder} for an
-     * atomic result.
+     * {@value #INFO_FILE} describing how it was made, through {@link ImageDataWriter} (the writer of
+     * {@code images-data}: horses are the special case of thresholded masks and a fixed split).
+     * Wrap it in {@link AtomicFiles#replaceFolder} for an atomic result.
      *
      * @param log receives one line per 50 images and a summary (may be null)
      * @return the counts {@code [train, test]}
      */
     public int[] writeDataset(Path dir, UnaryFeatures unary, Consumer<String> log) throws IOException {
-        List<Path> files = imageFiles();
-        Files.createDirectories(dir.resolve("train"));
-        Files.createDirectories(dir.resolve("test"));
-        int nTrain = 0, nTest = 0;
-        long t0 = System.nanoTime();
-        for (int k = 0; k < files.size(); k++) {
-            Path f = files.get(k);
-            int n = number(f);
-            String split = isTrain(n) ? "train" : "test";
-            Example ex = ImageFeatures.example(load(f), unary);
-            ExampleIO.write(dir.resolve(split).resolve(String.format("horse%03d.npz", n)), ex);
-            if (isTrain(n)) nTrain++;
-            else nTest++;
-            if (log != null && ((k + 1) % 50 == 0 || k + 1 == files.size())) {
-                log.accept(String.format("%d/%d images (%.1f s)", k + 1, files.size(), (System.nanoTime() - t0) / 1e9));
-            }
-        }
-        if (nTrain == 0) throw new BadInputException(db.resolve("rgb"), "no training image (odd number) in this folder");
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("source", db.toAbsolutePath().normalize().toString());
-        info.putAll(size.recipe());
-        info.put("resize", size.description());
-        info.put("mask_threshold", MASK_THRESHOLD);
         info.put("labels", "1 = horse, 0 = background");
-        info.put("split", "odd image numbers train, even numbers test");
-        info.put("train", nTrain);
-        info.put("test", nTest);
-        info.put("unary_features", unary.name());
-        info.put("unary_dim", unary.dim());
-        info.put("unary_description", unary.toString());
-        if (unary instanceof ImageFeatures f) info.put("cell", f.cell());
-        if (unary instanceof PatchFeatures f) info.put("patch", f.k());
-        info.put("pairwise_dim", ImageFeatures.PAIR_DIM);
-        info.put("pairwise_description", "1, l2 RGB distance, mean Sobel magnitude of the two pixels (luma, /4)");
-        info.put("edge_type", "0 = horizontal, 1 = vertical (Grids.grid order)");
-        String json = new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(info);
-        AtomicFiles.writeString(dir.resolve(INFO_FILE), json + "\n");
-        return new int[] {nTrain, nTest};
+        ImageDataWriter.Result r = new ImageDataWriter(new LabelledImageReader(masks(), size), unary)
+                .write(dir, split(), Augmentation.NONE, 0, 0, info, log);
+        return new int[] {r.counts().get("train"), r.counts().get("test")};
     }
 
     // ------------------------------------------------------------------------------------------

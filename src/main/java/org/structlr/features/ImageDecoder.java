@@ -104,24 +104,23 @@ public final class ImageDecoder {
         return decode(file, readBounded(file), channels);
     }
 
+    /** {@link #decodeChecked}, with running out of memory or stack while decoding an error about the file. */
+    public static Decoded decode(Path file, byte[] bytes, int channels) {
+        try {
+            return org.structlr.data.Reading.guard(file, () -> decodeChecked(file, bytes, channels));
+        } catch (IOException e) {
+            throw new BadInputException(file, "unreadable image: " + e.getMessage(), e);
+        }
+    }
+
     /**
      * Decodes an image held in memory ({@code bytes}, named {@code file} in errors): the same checks
      * and values as {@link #decode(Path, int)}.
      */
-    public static Decoded decode(Path file, byte[] bytes, int channels) {
+    private static Decoded decodeChecked(Path file, byte[] bytes, int channels) {
         if (channels != 1 && channels != 3) throw new IllegalArgumentException("channels must be 1 or 3, got " + channels);
-        if (bytes.length == 0) throw new BadInputException(file, "unreadable image: empty file");
-        Format format = sniff(bytes, bytes.length);
-        if (format == null) throw new BadInputException(file, "unreadable image: not a PNG or JPEG file");
-        BufferedImage image;
-        try {
-            image = read(file, bytes, format);
-        } catch (BadInputException ex) {
-            throw ex;
-        } catch (IOException | RuntimeException ex) {
-            String m = ex.getMessage();
-            throw new BadInputException(file, "unreadable image: " + (m == null || m.isBlank() ? ex.getClass().getSimpleName() : m), ex);
-        }
+        Format format = format(file, bytes);
+        BufferedImage image = image(file, bytes, format);
         float[][] planes = planes(file, image, channels);
         int h = image.getHeight(), w = image.getWidth();
         int orientation = format == Format.JPEG ? ExifOrientation.of(bytes) : 1;
@@ -134,6 +133,38 @@ public final class ImageDecoder {
             }
         }
         return new Decoded(file, h, w, planes);
+    }
+
+    /**
+     * The decoded image as the runtime's reader gives it, with the checks of {@link #decode(Path, int)}
+     * (size limits, format by content, decoder warnings are errors) but no conversion and no EXIF
+     * orientation: for readers that need a file's exact samples (class masks: a palette PNG's indices).
+     */
+    public static BufferedImage decodeImage(Path file) {
+        byte[] bytes = readBounded(file);
+        try {
+            return org.structlr.data.Reading.guard(file, () -> image(file, bytes, format(file, bytes)));
+        } catch (IOException e) {
+            throw new BadInputException(file, "unreadable image: " + e.getMessage(), e);
+        }
+    }
+
+    private static Format format(Path file, byte[] bytes) {
+        if (bytes.length == 0) throw new BadInputException(file, "unreadable image: empty file");
+        Format format = sniff(bytes, bytes.length);
+        if (format == null) throw new BadInputException(file, "unreadable image: not a PNG or JPEG file");
+        return format;
+    }
+
+    private static BufferedImage image(Path file, byte[] bytes, Format format) {
+        try {
+            return read(file, bytes, format);
+        } catch (BadInputException ex) {
+            throw ex;
+        } catch (IOException | RuntimeException ex) {
+            String m = ex.getMessage();
+            throw new BadInputException(file, "unreadable image: " + (m == null || m.isBlank() ? ex.getClass().getSimpleName() : m), ex);
+        }
     }
 
     /** The file's bytes, refused before reading when larger than {@link InputLimits#IMAGE_BYTES}. */
@@ -161,7 +192,7 @@ public final class ImageDecoder {
             reader.setInput(in, true, true);   // one image, no metadata (text chunks are never inflated)
             int w = reader.getWidth(0), h = reader.getHeight(0);
             if (w < 1 || h < 1) throw new BadInputException(file, "unreadable image: header declares " + w + "x" + h + " pixels");
-            InputLimits.IMAGE_PIXELS.check(file, (long) w * h, "image of " + w + "x" + h);
+            InputLimits.IMAGE_PIXELS.check(file, (long) w * h, "image (" + w + "x" + h + ")");
             String[] warning = {null};
             reader.addIIOReadWarningListener((IIOReadWarningListener) (r, message) -> {
                 if (warning[0] == null) warning[0] = message;

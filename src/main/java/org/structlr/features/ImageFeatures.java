@@ -266,15 +266,16 @@ public final class ImageFeatures implements UnaryFeatures {
 
     /**
      * The example of one labelled image: unary features from {@code unary}, the 3 edge features
-     * above, labels, {@code num_labels} 2, shape [H, W] and edge types (0 horizontal, 1 vertical).
+     * above, labels (void allowed), {@code num_labels}, shape [H, W] and edge types (0 horizontal,
+     * 1 vertical).
      */
-    public static Example example(HorseImage img, UnaryFeatures unary) {
+    public static Example example(LabelledImage img, UnaryFeatures unary, int numLabels) {
         int h = img.height(), w = img.width();
         float[] u = unary.compute(h, w, img.rgb());
         return Example.builder(u, unary.dim(), gridEdges(h, w), pairwise(h, w, img.rgb()), PAIR_DIM)
-                .source(img.rgbFile())
+                .source(img.imageFile())
                 .labels(img.labels())
-                .numLabels(2)
+                .numLabels(numLabels)
                 .shape(h, w)
                 .edgeType(gridEdgeTypes(h, w))
                 .build();

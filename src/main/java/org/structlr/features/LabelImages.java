@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import javax.imageio.ImageIO;
 import org.structlr.data.AtomicFiles;
+import org.structlr.data.ClassTable;
 
 /**
  * Predictions made at the working size, brought back to an image's original size and written as
@@ -18,8 +19,10 @@ import org.structlr.data.AtomicFiles;
  * of the staircase of nearest-neighbour blocks. Bilinear weights are non-negative and sum to 1, so
  * every resized row is still a distribution (up to float rounding).
  *
- * <p><b>Masks.</b> 8-bit grey PNG: label 0 black (0), label 1 white (255); with more than two
- * labels, label y is grey level round(255 y / (L - 1)).
+ * <p><b>Images of labels.</b> {@link #mask}: 8-bit grey PNG, label 0 black (0), label 1 white
+ * (255); with more than two labels, label y is grey level round(255 y / (L - 1)).
+ * {@link #indexImage}: class indices (VOC's palette PNG convention). {@link #colorImage}: class
+ * colours. {@link #probabilityImage}: one label's probability as grey levels.
  */
 public final class LabelImages {
     private LabelImages() {}
@@ -77,6 +80,57 @@ public final class LabelImages {
             px[i] = (byte) Math.round(255.0 * Math.min(y, top) / top);
         }
         return img;
+    }
+
+    /**
+     * The class-index image of row-major labels (Pascal VOC's convention): an 8-bit palette PNG
+     * whose pixel values are the class indices and whose palette holds the class table's colours
+     * (so it opens as a colour picture and reads back as indices; unused entries get the void
+     * colour); a 16-bit grey image of the indices when there are more than 256 classes.
+     */
+    public static BufferedImage indexImage(int[] labels, int height, int width, ClassTable classes) {
+        int n = classes.numClasses();
+        check(labels, height, width, n);
+        if (n > 256) {
+            BufferedImage img = new BufferedImage(width, height, BufferedImage.TYPE_USHORT_GRAY);
+            short[] px = ((java.awt.image.DataBufferUShort) img.getRaster().getDataBuffer()).getData();
+            for (int i = 0; i < labels.length; i++) px[i] = (short) labels[i];
+            return img;
+        }
+        byte[] r = new byte[256], g = new byte[256], b = new byte[256];
+        for (int k = 0; k < 256; k++) {
+            int c = k < n ? classes.color(k) : classes.voidColor();
+            r[k] = (byte) (c >> 16);
+            g[k] = (byte) (c >> 8);
+            b[k] = (byte) c;
+        }
+        BufferedImage img = new BufferedImage(width, height, BufferedImage.TYPE_BYTE_INDEXED, new java.awt.image.IndexColorModel(8, 256, r, g, b));
+        byte[] px = ((java.awt.image.DataBufferByte) img.getRaster().getDataBuffer()).getData();
+        for (int i = 0; i < labels.length; i++) px[i] = (byte) labels[i];
+        return img;
+    }
+
+    /** The colour image of row-major labels: each pixel its class's colour from the class table. */
+    public static BufferedImage colorImage(int[] labels, int height, int width, ClassTable classes) {
+        check(labels, height, width, classes.numClasses());
+        BufferedImage img = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
+        int[] px = ((java.awt.image.DataBufferInt) img.getRaster().getDataBuffer()).getData();
+        for (int i = 0; i < labels.length; i++) px[i] = classes.color(labels[i]);
+        return img;
+    }
+
+    /** The probability map of label {@code c} from row-major {@code [H * W, L]} probabilities: grey round(255 p). */
+    public static BufferedImage probabilityImage(float[] probs, int height, int width, int numLabels, int c) {
+        if (probs.length != (long) height * width * numLabels) throw new IllegalArgumentException(probs.length + " probabilities for " + height + "x" + width + "x" + numLabels);
+        BufferedImage img = new BufferedImage(width, height, BufferedImage.TYPE_BYTE_GRAY);
+        byte[] px = ((java.awt.image.DataBufferByte) img.getRaster().getDataBuffer()).getData();
+        for (int i = 0; i < px.length; i++) px[i] = (byte) Math.round(255 * Math.min(1f, Math.max(0f, probs[i * numLabels + c])));
+        return img;
+    }
+
+    private static void check(int[] labels, int height, int width, int numLabels) {
+        if (labels.length != (long) height * width) throw new IllegalArgumentException(labels.length + " labels for " + height + "x" + width);
+        for (int y : labels) if (y < 0 || y >= numLabels) throw new IllegalArgumentException("label " + y + " out of range 0.." + (numLabels - 1));
     }
 
     /** Writes {@code img} as a PNG atomically (temporary file in the same folder, then a move). */

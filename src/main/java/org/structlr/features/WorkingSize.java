@@ -10,7 +10,7 @@ import java.util.Map;
  * {@link ImageReader} (prediction), and recorded in the data set's info and the model's image
  * recipe ({@link #recipe()}) so that {@code predict} reproduces it.
  */
-public sealed interface WorkingSize permits WorkingSize.Fixed, WorkingSize.Longest {
+public sealed interface WorkingSize permits WorkingSize.Fixed, WorkingSize.Longest, WorkingSize.Own {
 
     /** The working {@code [height, width]} of an image of {@code sourceHeight x sourceWidth}. */
     int[] shapeOf(int sourceHeight, int sourceWidth);
@@ -68,8 +68,37 @@ public sealed interface WorkingSize permits WorkingSize.Fixed, WorkingSize.Longe
         @Override public String description() { return "area averaging to the image's own aspect ratio, longest side " + side + " pixels"; }
     }
 
-    /** The size a recipe map describes ({@code longest}, else {@code height} and {@code width}), or null when it has none. */
+    /**
+     * Every image at its own size: no resizing (features and labels at the pixels of the file). The
+     * image must have at most {@link #MAX_PIXELS} pixels.
+     */
+    record Own() implements WorkingSize {
+        /** The largest image kept at its own size (a guard against a huge file becoming a huge example). */
+        public static final long MAX_PIXELS = 1L << 24;
+
+        @Override
+        public int[] shapeOf(int sourceHeight, int sourceWidth) {
+            if (sourceHeight < 1 || sourceWidth < 1) throw new IllegalArgumentException("image of " + sourceHeight + "x" + sourceWidth + " has no pixels");
+            if ((long) sourceHeight * sourceWidth > MAX_PIXELS) {
+                throw new IllegalArgumentException("an image of " + sourceHeight + "x" + sourceWidth + " is larger than " + MAX_PIXELS
+                        + " pixels; give a working size (--longest N)");
+            }
+            return new int[] {sourceHeight, sourceWidth};
+        }
+
+        @Override
+        public Map<String, Object> recipe() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("own_size", true);
+            return m;
+        }
+
+        @Override public String description() { return "every image at its own size (no resizing)"; }
+    }
+
+    /** The size a recipe map describes ({@code own_size}, {@code longest}, else {@code height} and {@code width}), or null when it has none. */
     public static WorkingSize fromRecipe(Map<?, ?> recipe) {
+        if (Boolean.TRUE.equals(recipe.get("own_size"))) return new Own();
         if (recipe.get("longest") instanceof Number n) return new Longest(n.intValue());
         if (recipe.get("height") instanceof Number h && recipe.get("width") instanceof Number w) return new Fixed(h.intValue(), w.intValue());
         return null;

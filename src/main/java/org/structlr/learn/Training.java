@@ -44,6 +44,20 @@ public final class Training {
         }
     }
 
+    /**
+     * Not yet: learning from void labels (issue 21, item 2). Until the learner gives void variables
+     * no term of their own, a training set with a void label is refused rather than mis-trained;
+     * test and validation examples may have void labels (their errors and metrics skip them).
+     */
+    static void refuseVoid(Dataset data) {
+        for (org.structlr.data.Example e : data.train()) {
+            if (e.hasVoid()) {
+                throw new BadInputException(e.name() + ": has void labels (" + org.structlr.data.Example.VOID
+                        + " = no label); training on void labels is not supported yet (test and val examples may have them)");
+            }
+        }
+    }
+
     /** Whether the class scores whole images (it needs every example to be an image). */
     private static boolean isWholeImage(String name) {
         return FunctionClasses.canonical(name).equals("fcn");
@@ -95,6 +109,7 @@ public final class Training {
     public static Outcome train(Dataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings,
                                 int threads, LearnListener listener, LearnerState from, StateSink sink) {
         checkApplicable(data, unary.name(), pair.name());
+        refuseVoid(data);
         List<String> types = pairTypeNames(data.numPairTypes());
         int L = data.numLabels();
         ExampleBatch train = new ExampleBatch(data.train(), L, types);
@@ -150,7 +165,9 @@ public final class Training {
         prov.put("secondsInOracleFits", r.fitSeconds());
         prov.put("secondsInMessagePassing", r.passingSeconds());
         prov.put("secondsInEvaluation", r.evalSeconds());
-        return new Outcome(new CrfModel(L, settings.eps(), data.unaryDim(), data.pairDim(), types, unaryFunction, pairFunctions, s, prov), r.curve(), r.fitSeconds(), r.passingSeconds(), r.evalSeconds());
+        org.structlr.data.ClassTable classes = Dataset.classes(info, L, (data.root() == null ? "<data set>" : data.root()) + "/" + Dataset.INFO_FILE);
+        return new Outcome(new CrfModel(L, settings.eps(), data.unaryDim(), data.pairDim(), types, unaryFunction, pairFunctions, s, prov, classes),
+                r.curve(), r.fitSeconds(), r.passingSeconds(), r.evalSeconds());
     }
 
     private static void closeQuietly(Oracle o) {
@@ -184,7 +201,7 @@ public final class Training {
     }
 
     /** Keys of the data set's {@link Dataset#INFO_FILE} copied into the model as its image recipe. */
-    public static final List<String> IMAGE_RECIPE_KEYS = List.of("unary_features", "height", "width", "longest", "cell", "patch");
+    public static final List<String> IMAGE_RECIPE_KEYS = List.of("unary_features", "height", "width", "longest", "own_size", "cell", "patch");
 
     public static Map<String, Object> provenance(Dataset data, long seed) {
         return provenance(data.summary(), data.info(), Map.of(DATA_HASH, dataHash(data)), seed);

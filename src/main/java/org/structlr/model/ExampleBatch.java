@@ -147,11 +147,21 @@ public final class ExampleBatch {
     public int variableOffset(int example) { return varOffset[example]; }
     public int edgeOffset(int example) { return edgeOffset[example]; }
 
-    /** The joint label y_i * L + y_j of every edge, from the true labels. */
+    /** The joint label y_i * L + y_j of every edge, from the true labels; {@link Example#VOID} when an end is void. */
     public int[] jointLabels() {
         int[] out = new int[graph.numEdges()];
-        for (int e = 0; e < out.length; e++) out[e] = labels[graph.edgeFrom(e)] * numLabels + labels[graph.edgeTo(e)];
+        for (int e = 0; e < out.length; e++) {
+            int yi = labels[graph.edgeFrom(e)], yj = labels[graph.edgeTo(e)];
+            out[e] = yi == Example.VOID || yj == Example.VOID ? Example.VOID : yi * numLabels + yj;
+        }
         return out;
+    }
+
+    /** Whether some variable's true label is {@link Example#VOID}. */
+    public boolean hasVoid() {
+        if (labels == null) return false;
+        for (int y : labels) if (y == Example.VOID) return true;
+        return false;
     }
 
     /** The joint labels of the edges of one type, in the type's edge order. */

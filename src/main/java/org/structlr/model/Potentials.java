@@ -46,11 +46,19 @@ public final class Potentials {
         return d;
     }
 
-    /** Fraction of variables whose decoded label differs from the truth (per-variable Hamming error). */
+    /**
+     * Fraction of the labelled variables whose decoded label differs from the truth (per-variable
+     * Hamming error; void variables, {@link org.structlr.data.Example#VOID}, are not counted); NaN
+     * when no variable is labelled.
+     */
     public static double error(ExampleBatch b, int[] decoded) {
         int[] labels = b.labels();
-        int wrong = 0;
-        for (int v = 0; v < labels.length; v++) if (decoded[v] != labels[v]) wrong++;
-        return (double) wrong / labels.length;
+        int wrong = 0, labelled = 0;
+        for (int v = 0; v < labels.length; v++) {
+            if (labels[v] == org.structlr.data.Example.VOID) continue;
+            labelled++;
+            if (decoded[v] != labels[v]) wrong++;
+        }
+        return labelled == 0 ? Double.NaN : (double) wrong / labelled;
     }
 }

@@ -11,6 +11,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.hadoop.fs.FileSystem;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
@@ -71,11 +72,17 @@ final class ExampleFiles {
 
     /** The data set's {@link Dataset#INFO_FILE} (a few bytes of JSON, read on the driver), or nothing. */
     static Map<String, Object> info(String root, Map<String, String> settings) {
-        String where = DatasetFiles.child(root, Dataset.INFO_FILE);
+        Map<String, Object> info = info(root, Dataset.INFO_FILE, settings);
+        return info != null ? info : Objects.requireNonNullElse(info(root, Dataset.LEGACY_INFO_FILE, settings), Map.of());
+    }
+
+    /** The info file {@code name} of the data set, or null when it has none. */
+    private static Map<String, Object> info(String root, String name, Map<String, String> settings) {
+        String where = DatasetFiles.child(root, name);
         try {
             org.apache.hadoop.fs.Path p = hadoopPath(where);
             FileSystem fs = fs(p, settings);
-            if (!fs.exists(p) || !fs.getFileStatus(p).isFile()) return Map.of();
+            if (!fs.exists(p) || !fs.getFileStatus(p).isFile()) return null;
             try (InputStream in = fs.open(p)) {
                 return Dataset.info(where, in.readAllBytes());
             }

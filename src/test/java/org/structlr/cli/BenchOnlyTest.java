@@ -10,7 +10,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code bench --only}: only the matching rows are run and written (no timing is checked). */
+/** {@code bench --only}, {@code --sweeps-per-call}, {@code --repeat}: what is run and written (no timing is checked). */
 class BenchOnlyTest {
     @TempDir
     Path dir;
@@ -42,5 +42,35 @@ class BenchOnlyTest {
         assertEquals(2, bad.code());
         assertTrue(bad.err().contains("--sweeps-per-call must be at least 1"), bad.err());
         assertTrue(Files.notExists(dir.resolve("x.md")));
+    }
+
+    @Test
+    void repeatShowsTheMedianRunAndTheSpeedUpOfTwoThreads() throws Exception {
+        Path out = dir.resolve("m.md");
+        InferCommandTest.Run r = InferCommandTest.run("bench", "--only", "fused", "--only", "(a)", "--repeat", "3",
+                "--seconds", "0.05", "--no-contention", "--learn-iterations", "0", "--output", out.toString());
+        assertEquals(0, r.code(), r.err());
+        List<String> lines = Files.readAllLines(out);
+        assertTrue(lines.contains("- timed runs per row: 3 (the median run is shown)"), String.join("\n", lines));
+        List<String> rows = lines.stream().filter(l -> l.startsWith("| (a)")).collect(Collectors.toList());
+        assertEquals(2, rows.size(), String.join("\n", rows));
+        assertTrue(rows.get(0).contains("fused (Vector API), 1 thread") && rows.get(0).matches(".*\\| median of 3 runs \\([0-9.]+-[0-9.]+ M/s\\) \\|$"), rows.get(0));
+        assertTrue(rows.get(1).contains("fused (Vector API), 2 threads") && rows.get(1).matches(".*\\| [0-9.]+x 1 thread; median of 3 runs .*"), rows.get(1));
+        for (String row : rows) {
+            // the row's rate is one of the runs: inside the range it prints
+            String[] cells = row.split("\\|");
+            double rate = Double.parseDouble(cells[9].trim().replace(",", "")) / 1e6;
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\(([0-9.]+)-([0-9.]+) M/s\\)").matcher(cells[11]);
+            assertTrue(m.find(), row);
+            assertTrue(rate >= Double.parseDouble(m.group(1)) - 0.05 && rate <= Double.parseDouble(m.group(2)) + 0.05, row);
+        }
+        String[] one = rows.get(0).split("\\|"), two = rows.get(1).split("\\|");
+        double speedUp = Double.parseDouble(two[9].trim().replace(",", "")) / Double.parseDouble(one[9].trim().replace(",", ""));
+        assertEquals(speedUp, Double.parseDouble(two[11].trim().split("x")[0]), 0.006, "the speed-up is the ratio of the two rows");
+
+        InferCommandTest.Run bad = InferCommandTest.run("bench", "--repeat", "0", "--output", dir.resolve("y.md").toString());
+        assertEquals(2, bad.code());
+        assertTrue(bad.err().contains("--repeat must be at least 1"), bad.err());
+        assertTrue(Files.notExists(dir.resolve("y.md")));
     }
 }

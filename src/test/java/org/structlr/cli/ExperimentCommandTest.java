@@ -98,10 +98,17 @@ class ExperimentCommandTest {
         assertTrue(md.contains("## Test error") && md.contains("## Training error") && md.contains("## Seconds per pair"), md);
         List<String> headers = md.lines().filter(l -> l.startsWith("| unary \\ pairwise |")).toList();
         assertTrue(md.contains("## Test error after 5 iterations") && md.contains("## Objective R per training variable"), md);
-        assertEquals(5, headers.size(), md);
+        assertTrue(md.contains("## Test mean IoU of the trained model (void pixels left out)"), md);
+        assertEquals(6, headers.size(), md);
         for (String h : headers) assertEquals("| unary \\ pairwise | zero | linear |", h);
-        assertEquals(5, md.lines().filter(l -> l.startsWith("| zero |")).count(), md);
-        assertEquals(5, md.lines().filter(l -> l.startsWith("| linear |")).count(), md);
+        assertEquals(6, md.lines().filter(l -> l.startsWith("| zero |")).count(), md);
+        assertEquals(6, md.lines().filter(l -> l.startsWith("| linear |")).count(), md);
+        // the mean IoU column of results.csv is each pair's report's test metric
+        for (String line : Files.readAllLines(table.resolve("results.csv")).subList(1, 5)) {
+            String[] f = line.split(",");
+            JsonNode rep = JSON.readTree(table.resolve("pairs").resolve(f[0] + "-" + f[1]).resolve("report.json").toFile());
+            assertEquals(rep.path("metrics").path("test").path("mean_iou").asDouble(), Double.parseDouble(f[8]), 1e-6, line);
+        }
         assertFalse(md.contains("n/a"), md);
         assertTrue(tableRun.out().contains("| unary \\ pairwise | zero | linear |"), "table printed: " + tableRun.out());
     }

@@ -200,6 +200,39 @@ class PredictImagesTest {
         }
     }
 
+    /**
+     * --format index (palette PNG: values = class indices, palette = class colours), --format color
+     * (class colours) and --marginals (one grey map per class): all at the image's own size and all
+     * the same labels as the probabilities.
+     */
+    @Test
+    void indexColourAndMarginalOutputs() throws IOException {
+        Path png = tmp.resolve("b.png");
+        write(image(PNG, 12, false), png);
+        Path probs = tmp.resolve("p.npz"), index = tmp.resolve("index.png"), colour = tmp.resolve("colour.png"), maps = tmp.resolve("maps");
+        Run r = predict(png, index, "--probabilities", probs.toString(), "--format", "index", "--marginals", maps.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(0, predict(png, colour, "--format", "color").code());
+        int[] y = Npz.read(probs).get("labels").toIntArray();
+        float[] f = Npz.read(probs).get("probabilities").toFloatArray();
+        BufferedImage ix = ImageIO.read(index.toFile()), co = ImageIO.read(colour.toFile());
+        BufferedImage m0 = ImageIO.read(maps.resolve("b-0-0.png").toFile()), m1 = ImageIO.read(maps.resolve("b-1-1.png").toFile());
+        assertTrue(ix.getColorModel() instanceof java.awt.image.IndexColorModel, "a palette PNG");
+        org.structlr.data.ClassTable classes = CrfModel.load(model).classes();
+        for (int i = 0; i < PNG.h * PNG.w; i++) {
+            int x = i % PNG.w, yy = i / PNG.w;
+            assertEquals(y[i], ix.getRaster().getSample(x, yy, 0), "index value = class");
+            assertEquals(classes.color(y[i]), ix.getRGB(x, yy) & 0xFFFFFF, "palette colour = class colour");
+            assertEquals(classes.color(y[i]), co.getRGB(x, yy) & 0xFFFFFF);
+            assertEquals(Math.round(255 * f[2 * i]), m0.getRaster().getSample(x, yy, 0), 1);
+            assertEquals(Math.round(255 * f[2 * i + 1]), m1.getRaster().getSample(x, yy, 0), 1);
+        }
+        assertEquals(2, Files.list(maps).count(), "one map per class");
+        Run bad = predict(png, tmp.resolve("x.png"), "--format", "jpeg");
+        assertEquals(2, bad.code());
+        assertTrue(bad.err().contains("option '--format' must be one of mask, index, color"), bad.err());
+    }
+
     @Test
     void folderOfImagesGivesOneMaskEach() throws IOException {
         Path in = tmp.resolve("in");

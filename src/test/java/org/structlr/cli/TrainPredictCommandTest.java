@@ -129,7 +129,7 @@ class TrainPredictCommandTest {
         // nothing but the model, report and csv (and the data) was left in the folder: no temporaries
         try (Stream<Path> s = Files.list(shared)) {
             List<String> names = s.map(p -> p.getFileName().toString()).sorted().toList();
-            assertEquals(List.of("C.csv", "R.json", "data", "model"), names);
+            assertEquals(List.of("C.csv", "R-confusion-test.png", "R.json", "data", "model"), names);
         }
     }
 

@@ -107,7 +107,7 @@ class HorseFeaturesTest {
         Path db = db(tmp.resolve("db"));
         put(db, 1, squareImage(1), squareMask(1));
         HorseLoader loader = new HorseLoader(db, H, W); // native size: no resampling
-        return ImageFeatures.example(loader.load(db.resolve("rgb/horse001.png")), new ImageFeatures());
+        return ImageFeatures.example(loader.load(db.resolve("rgb/horse001.png")), new ImageFeatures(), 2);
     }
 
     // ------------------------------------------------------------------ features
@@ -290,7 +290,7 @@ class HorseFeaturesTest {
         BufferedImage mask = new BufferedImage(W, H, BufferedImage.TYPE_BYTE_GRAY);
         for (int c = 0; c < W; c++) for (int r = 0; r < H; r++) mask.getRaster().setSample(c, r, 0, c < 10 ? 127 : 128);
         put(db, 1, squareImage(1), mask);
-        HorseImage img = new HorseLoader(db, H, W).load(db.resolve("rgb/horse001.png"));
+        LabelledImage img = new HorseLoader(db, H, W).load(db.resolve("rgb/horse001.png"));
         for (int i = 0; i < H * W; i++) assertEquals(i % W < 10 ? 0 : 1, img.labels()[i]);
     }
 
@@ -302,7 +302,7 @@ class HorseFeaturesTest {
         put(db, 3, squareImage(4), squareMask(8));
         HorseLoader loader = new HorseLoader(db, H, W);
         for (Path f : loader.imageFiles()) {
-            HorseImage img = loader.load(f);
+            LabelledImage img = loader.load(f);
             for (int r = 0; r < H; r++) {
                 for (int c = 0; c < W; c++) {
                     int i = r * W + c;
@@ -312,7 +312,7 @@ class HorseFeaturesTest {
                     assertEquals((in ? BRIGHT : DARK)[0] / 255f, img.rgb()[3 * i], 1e-6);
                 }
             }
-            assertEquals(64.0 / (H * W), img.horseFraction(), 1e-12);
+            assertEquals(64.0 / (H * W), img.fraction(1), 1e-12);
         }
         // 3 -> 2 pixels: output 0 covers source [0, 1.5), output 1 covers [1.5, 3)
         float[] x = HorseLoader.resizeArea(new float[] {0, 3, 6}, 1, 3, 1, 2);
@@ -384,7 +384,7 @@ class HorseFeaturesTest {
         // one pixel of rounding is fine: 20x16 image, 11x9 mask (exact scale 0.55 gives 11 x 8.8)
         BufferedImage rounded = new BufferedImage(11, 9, BufferedImage.TYPE_BYTE_GRAY);
         put(db, 7, null, rounded);
-        assertEquals(0.0, loader.load(db.resolve("rgb/horse007.png")).horseFraction());
+        assertEquals(0.0, loader.load(db.resolve("rgb/horse007.png")).fraction(1));
     }
 
     @Test
@@ -483,12 +483,12 @@ class HorseFeaturesTest {
         List<Path> files = loader.imageFiles();
         assertEquals(328, files.size());
         for (Path f : files.subList(0, 6)) {
-            HorseImage img = loader.load(f);
-            Example ex = ImageFeatures.example(img, new ImageFeatures());
+            LabelledImage img = loader.load(f);
+            Example ex = ImageFeatures.example(img, new ImageFeatures(), 2);
             assertEquals(HorseLoader.DEFAULT_HEIGHT * HorseLoader.DEFAULT_WIDTH, ex.numVariables());
             assertEquals(42, ex.unaryDim());
             assertEquals(3, ex.pairDim());
-            double frac = img.horseFraction();
+            double frac = img.fraction(1);
             assertTrue(frac > 0.1 && frac < 0.9, f + ": horse fraction " + frac);
             for (float x : ex.unary()) assertTrue(x >= 0 && x <= 1, f + ": feature outside [0, 1]: " + x);
         }

@@ -68,9 +68,9 @@ class WorkingSizeTest {
         HorseLoader loader = new HorseLoader(db, new WorkingSize.Longest(12));
         int[][] shapes = {{8, 12}, {12, 6}, {12, 12}};
         int[][] blocks = {{2, 6, 4, 9}, {3, 10, 1, 4}, {0, 6, 0, 12}};   // the mask blocks in working pixels
-        List<HorseImage> all = loader.loadAll();
+        List<LabelledImage> all = loader.loadAll();
         for (int k = 0; k < 3; k++) {
-            HorseImage img = all.get(k);
+            LabelledImage img = all.get(k);
             assertEquals(shapes[k][0], img.height(), "image " + k + " height");
             assertEquals(shapes[k][1], img.width(), "image " + k + " width");
             int[] b = blocks[k];
@@ -110,14 +110,14 @@ class WorkingSizeTest {
         HorseLoader loader = new HorseLoader(db, new WorkingSize.Longest(96));
         for (Path f : loader.imageFiles().subList(0, 4)) {
             BufferedImage src = ImageIO.read(f.toFile());
-            HorseImage img = loader.load(f);
+            LabelledImage img = loader.load(f);
             assertEquals(96, Math.max(img.height(), img.width()), f + ": longest side");
             // short / long side: the short side is rounded to the nearest pixel of 96
             double own = (double) Math.min(src.getHeight(), src.getWidth()) / Math.max(src.getHeight(), src.getWidth());
             double got = Math.min(img.height(), img.width()) / 96.0;
             assertTrue(Math.abs(own - got) <= 0.5 / 96 + 1e-12, f + ": aspect " + own + " became " + got);
             assertEquals(src.getWidth() >= src.getHeight(), img.width() >= img.height(), f + ": orientation kept");
-            double frac = img.horseFraction();
+            double frac = img.fraction(1);
             assertTrue(frac > 0.1 && frac < 0.9, f + ": horse fraction " + frac);
         }
     }

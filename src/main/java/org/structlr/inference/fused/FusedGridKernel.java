@@ -12,8 +12,8 @@ import jdk.incubator.vector.VectorSpecies;
  * <ul>
  *   <li>{@code lam[pad + (d L + y) P + i]}: message into the pixel at i from its edge in direction d;</li>
  *   <li>{@code t[y P + i]}: theta_i(y) / eps;</li>
- *   <li>two labels ({@link #pass2}): {@code pot[((d L + y) L + yo) P + i]}: theta_a(own y, neighbour yo) / eps
- *       of the edge in direction d, stored at both ends of every edge;</li>
+ *   <li>two labels ({@link #pass2}): {@code pot[pad + ((s L + y) L + yo) P + i]}: theta_a(own y, neighbour yo) / eps
+ *       of the pixel's right (s = 0) and down (s = 1) edge, each edge's table once, at its left / upper end;</li>
  *   <li>more labels ({@link #passL}): each edge's table once, in row blocks, as described there.</li>
  * </ul>
  * Star update at each position (a_d = the neighbour's message from the shared edge, N = degree + 1):
@@ -46,38 +46,43 @@ final class FusedGridKernel {
 
     /**
      * Two labels, everything in registers: per direction two lse of two terms (2 exp + 2 log1p),
-     * 16 transcendentals per pixel.
+     * 16 transcendentals per pixel. The right and down tables are the pixel's own ({@code pot});
+     * the left and up ones are the neighbour's right and down tables ({@code potNb}, the other
+     * colour's, at the neighbour's offset) read transposed: pot_left(y, yo) = pot_nb,right(yo, y).
      */
-    static void pass2(float[] lam, float[] nb, float[] t, float[] pot, float[] invN, boolean[][] real,
+    static void pass2(float[] lam, float[] nb, float[] t, float[] pot, float[] potNb, float[] invN, boolean[][] real,
                       int P, int pad, int start, int end, int offR, int offL, int offD, int offU) {
         final FloatVector negBig = FloatVector.broadcast(S, -BIG), zero = FloatVector.zero(S);
         final int L = 2;
         final boolean[] rR = real[0], rL = real[1], rD = real[2], rU = real[3];
         for (int i = start; i < end; i += S.length()) {
-            // pot plane ((d L + y) L + yo) for L = 2: right 0..3, left 4..7, down 8..11, up 12..15
-            // right (d = 0): the neighbour's message from its left edge (d = 1)
-            int a = pad + (1 * L) * P + i + offR;
+            // table plane (s L + y) L + yo for L = 2: right s = 0 (planes 0..3), down s = 1 (planes 4..7)
+            // right (d = 0): the neighbour's message from its left edge (d = 1); own table (y, yo)
+            int a = pad + (1 * L) * P + i + offR, p = pad + i;
             FloatVector a0 = FloatVector.fromArray(S, nb, a), a1 = FloatVector.fromArray(S, nb, a + P);
-            FloatVector mR0 = lse2(FloatVector.fromArray(S, pot, 0 * P + i).add(a0), FloatVector.fromArray(S, pot, 1 * P + i).add(a1), negBig);
-            FloatVector mR1 = lse2(FloatVector.fromArray(S, pot, 2 * P + i).add(a0), FloatVector.fromArray(S, pot, 3 * P + i).add(a1), negBig);
-            // left (d = 1): from the neighbour's right edge (d = 0)
+            FloatVector mR0 = lse2(FloatVector.fromArray(S, pot, p).add(a0), FloatVector.fromArray(S, pot, p + P).add(a1), negBig);
+            FloatVector mR1 = lse2(FloatVector.fromArray(S, pot, p + 2 * P).add(a0), FloatVector.fromArray(S, pot, p + 3 * P).add(a1), negBig);
+            // left (d = 1): from the neighbour's right edge (d = 0); its right table transposed (yo, y)
             a = pad + i + offL;
+            p = pad + i + offL;
             a0 = FloatVector.fromArray(S, nb, a);
             a1 = FloatVector.fromArray(S, nb, a + P);
-            FloatVector mL0 = lse2(FloatVector.fromArray(S, pot, 4 * P + i).add(a0), FloatVector.fromArray(S, pot, 5 * P + i).add(a1), negBig);
-            FloatVector mL1 = lse2(FloatVector.fromArray(S, pot, 6 * P + i).add(a0), FloatVector.fromArray(S, pot, 7 * P + i).add(a1), negBig);
-            // down (d = 2): from the neighbour's up edge (d = 3)
+            FloatVector mL0 = lse2(FloatVector.fromArray(S, potNb, p).add(a0), FloatVector.fromArray(S, potNb, p + 2 * P).add(a1), negBig);
+            FloatVector mL1 = lse2(FloatVector.fromArray(S, potNb, p + P).add(a0), FloatVector.fromArray(S, potNb, p + 3 * P).add(a1), negBig);
+            // down (d = 2): from the neighbour's up edge (d = 3); own table
             a = pad + (3 * L) * P + i + offD;
+            p = pad + 4 * P + i;
             a0 = FloatVector.fromArray(S, nb, a);
             a1 = FloatVector.fromArray(S, nb, a + P);
-            FloatVector mD0 = lse2(FloatVector.fromArray(S, pot, 8 * P + i).add(a0), FloatVector.fromArray(S, pot, 9 * P + i).add(a1), negBig);
-            FloatVector mD1 = lse2(FloatVector.fromArray(S, pot, 10 * P + i).add(a0), FloatVector.fromArray(S, pot, 11 * P + i).add(a1), negBig);
-            // up (d = 3): from the neighbour's down edge (d = 2)
+            FloatVector mD0 = lse2(FloatVector.fromArray(S, pot, p).add(a0), FloatVector.fromArray(S, pot, p + P).add(a1), negBig);
+            FloatVector mD1 = lse2(FloatVector.fromArray(S, pot, p + 2 * P).add(a0), FloatVector.fromArray(S, pot, p + 3 * P).add(a1), negBig);
+            // up (d = 3): from the neighbour's down edge (d = 2); its down table transposed
             a = pad + (2 * L) * P + i + offU;
+            p = pad + 4 * P + i + offU;
             a0 = FloatVector.fromArray(S, nb, a);
             a1 = FloatVector.fromArray(S, nb, a + P);
-            FloatVector mU0 = lse2(FloatVector.fromArray(S, pot, 12 * P + i).add(a0), FloatVector.fromArray(S, pot, 13 * P + i).add(a1), negBig);
-            FloatVector mU1 = lse2(FloatVector.fromArray(S, pot, 14 * P + i).add(a0), FloatVector.fromArray(S, pot, 15 * P + i).add(a1), negBig);
+            FloatVector mU0 = lse2(FloatVector.fromArray(S, potNb, p).add(a0), FloatVector.fromArray(S, potNb, p + 2 * P).add(a1), negBig);
+            FloatVector mU1 = lse2(FloatVector.fromArray(S, potNb, p + P).add(a0), FloatVector.fromArray(S, potNb, p + 3 * P).add(a1), negBig);
 
             VectorMask<Float> kR = VectorMask.fromArray(S, rR, i), kL = VectorMask.fromArray(S, rL, i),
                     kD = VectorMask.fromArray(S, rD, i), kU = VectorMask.fromArray(S, rU, i);

@@ -1,7 +1,5 @@
 package org.structlr.inference.fused;
 
-import java.util.ArrayList;
-import java.util.List;
 import org.structlr.graph.FactorGraph;
 import org.structlr.graph.GridBatch;
 
@@ -19,6 +17,13 @@ import org.structlr.graph.GridBatch;
  * vectors, which the row-by-row order of {@link FusedRowSchedule} needs); image blocks are padded
  * to a multiple of the vector length, so a vector never straddles two images and no pass needs a
  * scalar tail. Positions that are not pixels ("phantoms", odd sizes and padding) have no edges.
+ *
+ * <h2>Strips</h2>
+ * The unit of work of a sweep is a strip: {@link #stripRows} consecutive pixel rows of one image,
+ * the fewest from whose multiples both members' positions start on a whole vector, so that two
+ * strips never share a vector and one pass over a strip needs no scalar tail. With aligned rows a
+ * strip is one row; otherwise 2 lanes / gcd(stride, lanes) rows (16 for 100 pixels wide and 16
+ * lanes). The last strip of an image ends at its last row.
  *
  * <h2>Neighbours</h2>
  * Every neighbour of a colour-c pixel has colour 1 - c and sits at a constant offset per
@@ -52,17 +57,10 @@ final class FusedGridLayout {
     final boolean[][][] realEdge;
     /** {@code invN[c][i] = 1 / (degree + 1)}. */
     final float[][] invN;
-    /** The work of one colour pass, in pieces of whole vectors (same pieces for both colours). */
-    final List<Range> ranges;
+    /** Per image: pixel rows per strip. */
+    final int[] stripRows;
 
-    /** Positions [start, end) of one (member, image), all with the same four neighbour offsets. */
-    record Range(int member, int image, int start, int end) {}
-
-    FusedGridLayout(GridBatch batch, int lanes, int rangeLength) {
-        this(batch, lanes, rangeLength, false);
-    }
-
-    FusedGridLayout(GridBatch batch, int lanes, int rangeLength, boolean alignedRows) {
+    FusedGridLayout(GridBatch batch, int lanes, boolean alignedRows) {
         this.batch = batch;
         this.lanes = lanes;
         this.alignedRows = alignedRows;
@@ -72,6 +70,7 @@ final class FusedGridLayout {
         stride = new int[count];
         base = new int[count];
         blockLength = new int[count];
+        stripRows = new int[count];
         long total = 0;
         int maxW2 = 0;
         for (int k = 0; k < count; k++) {
@@ -80,6 +79,7 @@ final class FusedGridLayout {
             stride[k] = alignedRows ? roundUp(w2[k], lanes) : w2[k];
             base[k] = (int) total;
             blockLength[k] = roundUp(h2[k] * stride[k], lanes);
+            stripRows[k] = alignedRows ? 1 : 2 * lanes / gcd(stride[k], lanes);
             total += blockLength[k];
             maxW2 = Math.max(maxW2, stride[k]);
         }
@@ -122,15 +122,6 @@ final class FusedGridLayout {
             for (int a = 0; a < horizontal; a++) edgeDir[e++] = RIGHT;
             for (int a = 0; a < vertical; a++) edgeDir[e++] = DOWN;
         }
-        int piece = Math.max(lanes, roundUp(rangeLength, lanes));
-        List<Range> rs = new ArrayList<>();
-        for (int j = 0; j < 2; j++) {
-            for (int k = 0; k < count; k++) {
-                int s = j * n + base[k], e = s + blockLength[k];
-                for (int a = s; a < e; a += piece) rs.add(new Range(j, k, a, Math.min(e, a + piece)));
-            }
-        }
-        ranges = List.copyOf(rs);
     }
 
     /** Position of pixel (r, col) of image k (in the plane of its colour). */
@@ -139,15 +130,25 @@ final class FusedGridLayout {
         return j * n + base[k] + (r >> 1) * stride[k] + (col >> 1);
     }
 
-    /** The positions of pixel row r of image k in either colour's plane (aligned rows: whole vectors, phantoms at the end). */
-    Range row(int k, int r) {
-        int s = position(k, r, 0);
-        return new Range(r & 1, k, s, s + stride[k]);
+    /** The number of strips of image k. */
+    int strips(int k) {
+        return (batch.height(k) + stripRows[k] - 1) / stripRows[k];
     }
 
-    /** Offset from a position of {@code range} (colour c) to its neighbour in direction d (colour 1 - c). */
-    int neighbourOffset(int c, Range range, int d) {
-        int j = range.member(), b = (c + j) & 1, w = stride[range.image()];
+    /**
+     * The first position of member j in strip s of image k; the strip's positions of member j are
+     * [stripStart(k, j, s), stripStart(k, j, s + 1)), empty when the strip has no row of member j.
+     * Whole vectors: the last strip's end is rounded up to one (phantoms of the block's padding).
+     */
+    int stripStart(int k, int j, int s) {
+        int r = Math.min(s * stripRows[k], batch.height(k));
+        int p = (r - j + 1) >> 1;   // rows of member j above row r: ceil((r - j) / 2)
+        return j * n + base[k] + roundUp(p * stride[k], lanes);
+    }
+
+    /** Offset from a position of member j of image k, colour c, to its neighbour in direction d (colour 1 - c). */
+    int neighbourOffset(int c, int j, int k, int d) {
+        int b = (c + j) & 1, w = stride[k];
         return switch (d) {
             case RIGHT -> b;
             case LEFT -> b - 1;
@@ -163,5 +164,9 @@ final class FusedGridLayout {
 
     static int roundUp(int x, int m) {
         return (x + m - 1) / m * m;
+    }
+
+    private static int gcd(int a, int b) {
+        return b == 0 ? a : gcd(b, a % b);
     }
 }

@@ -16,8 +16,9 @@ import org.structlr.graph.Grids;
  * Star-update message passing (DESIGN §1) on a batch of 4-connected grids of any sizes
  * ({@link GridBatch}, any label count) with one fused Vector API pass per colour of the
  * checkerboard ({@link FusedGridKernel}), over float planes laid out by {@link FusedGridLayout},
- * parallel over ranges of positions on a {@link SweepPool}. Pixels of one colour share no edge, so
- * the parallel pass equals the sequential one bit for bit, whatever the thread count.
+ * strip by strip in the order of {@link FusedRowSchedule} (both colours of a strip while it is in
+ * cache; each thread owns a block of strips) on a {@link SweepPool}. Pixels of one colour share no
+ * edge, so the result equals the plain red-black order bit for bit, whatever the thread count.
  *
  * <p>State: the messages into every pixel, in units of eps ({@code lam = lambda / eps}), as two
  * float planes (one per colour); {@link #state()} is exactly those planes. Everything else is
@@ -31,9 +32,6 @@ import org.structlr.graph.Grids;
  * loop); arrays returned are {@link DataType#FLOAT}, like the ND4J float engines'.
  */
 public final class FusedGridMessagePassing implements MessagePassing {
-    /** Positions per unit of parallel work (whole vectors): small enough to balance two threads on one image. */
-    private static final int RANGE = 4096;
-
     private final FusedGridLayout layout;
     private final FactorGraph graph;
     /** P: the stride between two planes of {@code lam}, {@code t} (and the two-label {@code pot}): the layout's plane length. */
@@ -41,28 +39,24 @@ public final class FusedGridMessagePassing implements MessagePassing {
     private final double eps;
     private final SweepPool pool;
     /**
-     * Per colour: messages (padded), unary, pairwise. Two labels: {@code pot} holds every edge's
-     * table at both ends (plane per direction and label pair, as {@link FusedGridKernel#pass2} reads
-     * it). More labels: each edge's table once, at its left/upper pixel, row blocks as
+     * Per colour: messages (padded), unary, pairwise. Every edge's table is stored once, at its
+     * left/upper pixel. Two labels: {@code pot} holds a plane per slot (right, down edge) and label
+     * pair, padded like the messages, as {@link FusedGridKernel#pass2} reads it. More labels: row blocks as
      * {@link FusedGridKernel#passL} reads them ({@code pot} in log space, {@code tab} the
      * probability-space tables with their row maxima), {@link #TABLE_PAD} floats before and after.
      */
     private final float[][] lam = new float[2][], t = new float[2][], pot = new float[2][], tab = new float[2][];
-    /** Per colour and range: the four neighbour offsets (two labels). */
+    /** Per colour and (image, member), {@code 2 k + j}: the four neighbour offsets of its positions. */
     private final int[][][] offsets = new int[2][][];
-    /** Per colour and (image, member), {@code 2 k + j}: the four neighbour offsets of its rows (more labels). */
-    private final int[][][] rowOffsets = new int[2][][];
     /** Floats per position in {@code tab} (2 (L^2 + L)) and in {@code pot} (2 L^2), for more labels. */
     private final int tabEntries, potEntries;
-    /** The row-by-row sweep order (more labels), and one scratch buffer per part of it. */
+    /** The strip-by-strip sweep order and the threads' blocks of strips, and one scratch buffer per part of it. */
     private final FusedRowSchedule schedule;
     private final float[][] rowScratch;
-    /** Per image: sweeps run at once (more labels), so that the 2T + 2 rows in flight take at most {@link #CACHE_BUDGET} bytes. */
+    /** Per image: sweeps run at once, so that the 2T + 2 strips in flight take at most {@link #CACHE_BUDGET} bytes. */
     private final int[] sweepsAtOnce;
     private static final int CACHE_BUDGET = 1 << 20;
     private static final int TABLE_PAD = 64;
-    /** Ranges split into contiguous groups of about equal length, one per thread. */
-    private final int[] groupStart;
     private boolean potentialsSet;
 
     /** An engine over {@code Grids.grid} graphs of the batch's shapes with {@code labels} labels. */
@@ -89,7 +83,7 @@ public final class FusedGridMessagePassing implements MessagePassing {
         this.labels = labels;
         this.eps = eps;
         this.pool = SweepPool.of(threads);
-        this.layout = new FusedGridLayout(batch, FusedGridKernel.S.length(), RANGE, labels > 2);
+        this.layout = new FusedGridLayout(batch, FusedGridKernel.S.length(), labels > 2);
         this.P = layout.planeLength;
         this.pad = layout.pad;
         int L = labels;
@@ -102,40 +96,26 @@ public final class FusedGridMessagePassing implements MessagePassing {
             if (L > 2) {
                 pot[c] = new float[2 * TABLE_PAD + potEntries * P];
                 tab[c] = new float[2 * TABLE_PAD + tabEntries * P];
-                rowOffsets[c] = new int[2 * batch.count()][4];
-                for (int k = 0; k < batch.count(); k++) {
-                    for (int j = 0; j < 2; j++) {
-                        FusedGridLayout.Range any = new FusedGridLayout.Range(j, k, 0, 0);
-                        for (int d = 0; d < 4; d++) rowOffsets[c][2 * k + j][d] = layout.neighbourOffset(c, any, d);
-                    }
-                }
             } else {
-                pot[c] = new float[4 * L * L * P];
+                pot[c] = new float[2 * pad + 2 * L * L * P];
             }
-            List<FusedGridLayout.Range> rs = layout.ranges;
-            offsets[c] = new int[rs.size()][4];
-            for (int r = 0; r < rs.size(); r++) {
-                for (int d = 0; d < 4; d++) offsets[c][r][d] = layout.neighbourOffset(c, rs.get(r), d);
+            offsets[c] = new int[2 * batch.count()][4];
+            for (int k = 0; k < batch.count(); k++) {
+                for (int j = 0; j < 2; j++) {
+                    for (int d = 0; d < 4; d++) offsets[c][2 * k + j][d] = layout.neighbourOffset(c, j, k, d);
+                }
             }
         }
-        int parts = Math.min(pool.threads(), layout.ranges.size());
-        groupStart = new int[parts + 1];
-        long total = 0;
-        for (FusedGridLayout.Range r : layout.ranges) total += r.end() - r.start();
-        long acc = 0;
-        int g = 1;
-        for (int r = 0; r < layout.ranges.size() && g < parts; r++) {
-            acc += layout.ranges.get(r).end() - layout.ranges.get(r).start();
-            if (acc * parts >= total * g) groupStart[g++] = r + 1;
-        }
-        while (g <= parts) groupStart[g++] = layout.ranges.size();
-        schedule = L > 2 ? new FusedRowSchedule(batch, pool.threads()) : null;
-        rowScratch = new float[schedule == null ? 0 : schedule.parts.size()][5 * L * FusedGridKernel.S.length()];
+        int[] strips = new int[batch.count()];
+        for (int k = 0; k < batch.count(); k++) strips[k] = layout.strips(k);
+        schedule = new FusedRowSchedule(batch, strips, layout.stripRows, pool.threads());
+        rowScratch = new float[L > 2 ? schedule.parts.size() : 0][5 * L * FusedGridKernel.S.length()];
         sweepsAtOnce = new int[batch.count()];
+        // floats per position (both colours): tables, messages, unary, mask and 1/N
+        int perPosition = (L > 2 ? tabEntries : 2 * L * L) + 4 * L + L + 2;
         for (int k = 0; k < batch.count(); k++) {
-            // bytes of one pixel row (both colours): tables, messages, unary, mask and 1/N
-            long rowBytes = 4L * layout.stride[k] * 2 * (tabEntries + 4 * L + L + 2);
-            sweepsAtOnce[k] = (int) Math.max(1, Math.min(16, (CACHE_BUDGET / rowBytes - 2) / 2));
+            long stripBytes = 4L * layout.stride[k] * layout.stripRows[k] * 2 * perPosition;
+            sweepsAtOnce[k] = (int) Math.max(1, Math.min(16, (CACHE_BUDGET / stripBytes - 2) / 2));
         }
     }
 
@@ -149,30 +129,49 @@ public final class FusedGridMessagePassing implements MessagePassing {
     @Override
     public void iterate(int sweeps) {
         if (sweeps < 0) throw new IllegalArgumentException("sweeps must be at least 0, got " + sweeps);
+        schedule.iterate(pool, sweeps, sweepsAtOnce, this::passStrip);
+    }
+
+    /**
+     * One sweep in the plain order, colour 0 then colour 1, one thread (for tests: same bits as
+     * {@link #iterate}); two labels: each (image, member) block in one pass, not strip by strip.
+     */
+    void plainSweep() {
         if (labels > 2) {
-            schedule.iterate(pool, sweeps, sweepsAtOnce, this::passRow);
+            schedule.plainSweep(this::passStrip);
             return;
         }
-        for (int s = 0; s < sweeps; s++) {
-            pass(0);
-            pass(1);
+        for (int c = 0; c < 2; c++) {
+            for (int k = 0; k < layout.batch.count(); k++) {
+                for (int j = 0; j < 2; j++) {
+                    int start = j * layout.n + layout.base[k];
+                    pass2(c, k, j, start, start + layout.blockLength[k]);
+                }
+            }
         }
     }
 
-    /** One sweep in the plain order, colour 0 then colour 1, one thread (for tests: same bits as {@link #iterate}). */
-    void plainSweep() {
+    /** The star update of colour c over strip s of image k, with part p's scratch. */
+    private void passStrip(int p, int c, int k, int s) {
         if (labels == 2) {
-            pass(0);
-            pass(1);
+            for (int j = 0; j < 2; j++) pass2(c, k, j, layout.stripStart(k, j, s), layout.stripStart(k, j, s + 1));
         } else {
-            FusedRowSchedule.plainSweep(layout.batch, (part, c, k, r) -> passRow(0, c, k, r));
+            passRow(p, c, k, s);
         }
     }
 
-    /** The star update of colour c over pixel row r of image k (more labels), with part p's scratch. */
+    /** Two labels: colour c over positions [start, end) of member j of image k. */
+    private void pass2(int c, int k, int j, int start, int end) {
+        if (start >= end) return;
+        int[] off = offsets[c][2 * k + j];
+        FusedGridKernel.pass2(lam[c], lam[1 - c], t[c], pot[c], pot[1 - c], layout.invN[c], layout.realEdge[c], P, pad, start, end,
+                off[0], off[1], off[2], off[3]);
+    }
+
+    /** More labels (strips are rows): colour c over pixel row r of image k, with part p's scratch. */
     private void passRow(int p, int c, int k, int r) {
         int start = layout.position(k, r, 0), stride = layout.stride[k];
-        int[] off = rowOffsets[c][2 * k + (r & 1)];
+        int[] off = offsets[c][2 * k + (r & 1)];
         int up = start + off[FusedGridLayout.UP];
         FusedGridKernel.passL(labels, lam[c], lam[1 - c], t[c], tab[c], tab[1 - c], pot[c], pot[1 - c], layout.invN[c], layout.realEdge[c],
                 P, pad, start, start + stride, off, stride,
@@ -181,30 +180,15 @@ public final class FusedGridMessagePassing implements MessagePassing {
                 rowScratch[p]);
     }
 
-    /** The star update of every pixel of colour c (two labels; reads only the other colour's messages). */
-    private void pass(int c) {
-        int parts = groupStart.length - 1;
-        pool.run(parts, p -> {
-            for (int r = groupStart[p]; r < groupStart[p + 1]; r++) passRange(c, r);
-        });
-    }
-
-    private void passRange(int c, int r) {
-        FusedGridLayout.Range range = layout.ranges.get(r);
-        int[] off = offsets[c][r];
-        FusedGridKernel.pass2(lam[c], lam[1 - c], t[c], pot[c], layout.invN[c], layout.realEdge[c], P, pad, range.start(), range.end(),
-                off[0], off[1], off[2], off[3]);
-    }
-
     // ------------------------------------------------------------------ potentials and messages
 
     private int lamIndex(int d, int y, int i) {
         return pad + (d * labels + y) * P + i;
     }
 
-    /** Two labels: index in {@code pot[c]} of theta(own y, other yo) of the edge in direction d of position i. */
-    private int potIndex(int d, int y, int yo, int i) {
-        return ((d * labels + y) * labels + yo) * P + i;
+    /** Two labels: index in {@code pot[c]} of theta(own y, other yo) of the right (slot 0) or down (slot 1) edge of position i. */
+    private int potIndex(int slot, int y, int yo, int i) {
+        return pad + ((slot * labels + y) * labels + yo) * P + i;
     }
 
     /** More labels: index of entry {@code e} of variable v's row block in an array with {@code entries} floats per position. */
@@ -216,7 +200,7 @@ public final class FusedGridMessagePassing implements MessagePassing {
     /** theta_e(yi, yj) / eps in float, yi the label of the edge's first end. */
     private float pairPotential(int e, int yi, int yj) {
         int a = graph.edgeFrom(e), d = layout.edgeDir[e];
-        if (labels == 2) return pot[layout.varColour[a]][potIndex(d, yi, yj, layout.varPos[a])];
+        if (labels == 2) return pot[layout.varColour[a]][potIndex(d >> 1, yi, yj, layout.varPos[a])];
         return pot[layout.varColour[a]][tableIndex(a, potEntries, (d >> 1) * labels * labels + yi * labels + yj)];
     }
 
@@ -237,8 +221,7 @@ public final class FusedGridMessagePassing implements MessagePassing {
                 for (int yi = 0; yi < L; yi++) {
                     for (int yj = 0; yj < L; yj++) {
                         float val = (float) (pw[e * L * L + yi * L + yj] / eps);
-                        pot[ca][potIndex(d, yi, yj, ia)] = val;          // first end: own yi, other yj
-                        pot[cb][potIndex(d ^ 1, yj, yi, ib)] = val;      // second end: own yj, other yi
+                        pot[ca][potIndex(d >> 1, yi, yj, ia)] = val;     // once, at the first end (left / upper pixel): own yi, other yj
                     }
                 }
                 continue;

@@ -7,7 +7,11 @@ import org.structlr.graph.GridBatch;
 /**
  * The order in which one red-black sweep visits the pixel rows, so that both colours of a row are
  * updated while its data is still in cache, with exactly the result of the plain order (all of
- * colour 0, then all of colour 1).
+ * colour 0, then all of colour 1), and how the rows are shared between threads.
+ *
+ * <p>Below, "row" means a strip of the layout ({@link FusedGridLayout#stripRows}: one pixel row, or
+ * a few so that strips start on whole vectors): a pixel of a strip has its neighbours in the strip
+ * and the two next to it, which is all the argument needs.
  *
  * <h2>Why the result is the same</h2>
  * Colour 0 of row r reads colour 1's messages of rows r-1, r, r+1 as they were before the sweep;
@@ -36,18 +40,21 @@ import org.structlr.graph.GridBatch;
  * sweeps of its images without waiting for the others).
  *
  * <h2>Threads</h2>
- * Images are cut into blocks of rows, contiguous per thread. A cut inside an image couples two
- * blocks: colour 1 of the rows on either side of the cut needs colour 0 of the other block. Those
- * (at most two rows per block) wait for a second phase after all threads have finished their
- * blocks. Pixels of one colour share no edge, so neither the cuts nor the thread count change a bit.
+ * Images are cut into blocks of rows, contiguous per thread, so each thread owns its images' data
+ * (no cache line goes back and forth between the cores, unlike colour passes split by position).
+ * Without a cut a call hands work to the threads once, whatever the number of sweeps. A cut inside
+ * an image couples two blocks: colour 1 of the rows on either side of the cut needs colour 0 of the
+ * other block. Those (at most two rows per block) wait for a second phase after all threads have
+ * finished their blocks, so a batch with a cut costs two hand-offs per sweep. Pixels of one colour
+ * share no edge, so neither the cuts nor the thread count change a bit.
  */
 final class FusedRowSchedule {
-    /** The star update of colour c over pixel row r of image k, run by part p (p's scratch may be reused). */
+    /** The star update of colour c over row (strip) r of image k, run by part p (p's scratch may be reused). */
     interface RowPass {
         void run(int part, int c, int image, int row);
     }
 
-    /** Rows [r0, r1) of one image; cutTop / cutBottom: the neighbouring rows belong to another block. */
+    /** Rows (strips) [r0, r1) of one image; cutTop / cutBottom: the neighbouring rows belong to another block. */
     record Block(int image, int r0, int r1, boolean cutTop, boolean cutBottom) {}
 
     /** Per thread, its blocks in order. */
@@ -55,11 +62,16 @@ final class FusedRowSchedule {
     /** Whether some image is cut between two blocks. */
     final boolean cuts;
 
+    /** Rows (strips) per image. */
+    private final int[] rows;
+
     /**
      * Rows are dealt to {@code threads} parts of about equal pixel count, in image order; an image
-     * is cut only where a part ends inside it.
+     * is cut only where a part ends inside it. Image k has {@code rowsOf[k]} rows (strips) of
+     * {@code rowHeight[k]} pixel rows (the last one may be lower).
      */
-    FusedRowSchedule(GridBatch batch, int threads) {
+    FusedRowSchedule(GridBatch batch, int[] rowsOf, int[] rowHeight, int threads) {
+        rows = rowsOf.clone();
         long total = 0;
         for (int k = 0; k < batch.count(); k++) total += (long) batch.height(k) * batch.width(k);
         List<List<Block>> ps = new ArrayList<>();
@@ -67,9 +79,9 @@ final class FusedRowSchedule {
         long done = 0;
         int part = 0;
         for (int k = 0; k < batch.count(); k++) {
-            int h = batch.height(k), w = batch.width(k), r0 = 0;
+            int h = rows[k], w = batch.width(k), r0 = 0;
             for (int r = 0; r < h; r++) {
-                done += w;
+                done += (long) w * (Math.min(batch.height(k), (r + 1) * rowHeight[k]) - r * rowHeight[k]);
                 // the part ends after this row when it has its share (and is not the last part)
                 boolean end = part < threads - 1 && done * threads >= total * (part + 1);
                 if (end || r == h - 1) {
@@ -145,10 +157,10 @@ final class FusedRowSchedule {
     }
 
     /** The plain order, all of colour 0 then all of colour 1 (for tests: it must give the same bits). */
-    static void plainSweep(GridBatch batch, RowPass pass) {
+    void plainSweep(RowPass pass) {
         for (int c = 0; c < 2; c++) {
-            for (int k = 0; k < batch.count(); k++) {
-                for (int r = 0; r < batch.height(k); r++) pass.run(0, c, k, r);
+            for (int k = 0; k < rows.length; k++) {
+                for (int r = 0; r < rows[k]; r++) pass.run(0, c, k, r);
             }
         }
     }

@@ -324,16 +324,17 @@ class FusedGridMessagePassingTest {
     }
 
     /**
-     * More than two labels run row by row (both colours of a band of rows while it is in cache, images
-     * cut into blocks per thread, several sweeps at once): every bit must equal the plain red-black
-     * order (all of colour 0, then all of colour 1), with 1, 2 and 3 threads, cuts inside images and
-     * 1-row blocks included.
+     * Sweeps run strip by strip (both colours of a band of rows while it is in cache, images cut into
+     * blocks per thread, several sweeps at once; a strip is a row for more than two labels, 4 to 32
+     * rows for two): every bit must equal the plain red-black order (all of colour 0, then all of
+     * colour 1), with 1, 2 and 3 threads, cuts inside images and 1-strip blocks included.
      */
     @Test
     void rowOrderEqualsThePlainRedBlackOrder() {
-        GridBatch[] batches = {GridBatch.uniform(1, 37, 23), RAGGED, new GridBatch(new int[] {2, 3, 1, 9}, new int[] {17, 5, 20, 2})};
+        GridBatch[] batches = {GridBatch.uniform(1, 37, 23), RAGGED, new GridBatch(new int[] {2, 3, 1, 9}, new int[] {17, 5, 20, 2}),
+                new GridBatch(new int[] {70, 41}, new int[] {65, 100})};
         for (GridBatch b : batches) {
-            for (int L : new int[] {3, 5}) {
+            for (int L : new int[] {2, 3, 5}) {
                 for (int threads = 1; threads <= 3; threads++) {
                     try (FusedGridMessagePassing rows = fused(b, L, 0.1, threads); FusedGridMessagePassing plain = fused(b, L, 0.1, 1)) {
                         double[][][] pot = potentials(rows.graph(), 1.0, 0.1, 60 + L);
