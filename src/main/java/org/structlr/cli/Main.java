@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
                 "Run 'structlr COMMAND --help' for a command's options and defaults."},
         subcommands = {TrainCommand.class, EvaluateCommand.class, PredictCommand.class, DemoCommand.class, ExperimentCommand.class,
                 ExportCommand.class, ScenesCommand.class, ImagesDataCommand.class, HorsesDataCommand.class, InferCommand.class, BenchCommand.class,
-                ClassesCommand.class})
+                ClassesCommand.class, ServeCommand.class})
 public final class Main implements Runnable {
     public static final int EXIT_OK = 0;
     public static final int EXIT_FAILURE = 1;
