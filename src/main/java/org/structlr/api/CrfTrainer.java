@@ -1,10 +1,12 @@
 package org.structlr.api;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.Training;
-import org.structlr.oracle.FunctionClasses;
+import org.structlr.oracle.FunctionSpec;
 
 /**
  * Learns a CRF by the paper's alternating algorithm (DESIGN §1): settings in a builder, then
@@ -12,16 +14,17 @@ import org.structlr.oracle.FunctionClasses;
  * ({@code zero, const, linear, mlp, boost, cnn}, or any registered class).
  * <pre>{@code
  *   Crf crf = CrfTrainer.builder().unary("linear").pairwise("linear").iterations(50).build().train(data);
+ *   Crf deep = CrfTrainer.builder().unary("fcn").unaryOption("epochs", "2").pairwise("linear").build().train(images);
  * }</pre>
  */
 public final class CrfTrainer {
-    private final String unary, pairwise;
+    private final FunctionSpec unary, pairwise;
     private final LearnSettings settings;
     private final int threads;
 
     private CrfTrainer(Builder b) {
-        this.unary = FunctionClasses.canonical(b.unary);
-        this.pairwise = FunctionClasses.canonical(b.pairwise);
+        this.unary = FunctionSpec.unary(b.unary, b.unaryOptions);
+        this.pairwise = FunctionSpec.pairwise(b.pairwise, b.pairwiseOptions);
         this.settings = new LearnSettings(b.iterations, b.eps, b.sweeps, b.evalSweeps, b.seed);
         this.threads = b.threads;
     }
@@ -41,6 +44,7 @@ public final class CrfTrainer {
         private int iterations = 100, sweeps = 25, evalSweeps = 50, threads = 1;
         private double eps = 0.1;
         private long seed = 1;
+        private final Map<String, String> unaryOptions = new LinkedHashMap<>(), pairwiseOptions = new LinkedHashMap<>();
 
         private Builder() {}
 
@@ -48,6 +52,16 @@ public final class CrfTrainer {
         public Builder unary(String name) { this.unary = Objects.requireNonNull(name); return this; }
         /** The pairwise function class, by registered name. */
         public Builder pairwise(String name) { this.pairwise = Objects.requireNonNull(name); return this; }
+        /** An option the unary class declares ({@code structlr classes} lists them), as text: {@code unaryOption("epochs", "2")}. */
+        public Builder unaryOption(String name, String value) {
+            unaryOptions.put(Objects.requireNonNull(name), Objects.requireNonNull(value));
+            return this;
+        }
+        /** An option the pairwise class declares, as {@link #unaryOption}. */
+        public Builder pairwiseOption(String name, String value) {
+            pairwiseOptions.put(Objects.requireNonNull(name), Objects.requireNonNull(value));
+            return this;
+        }
         public Builder iterations(int n) { this.iterations = n; return this; }
         /** Entropy smoothing of the LP relaxation. */
         public Builder eps(double eps) { this.eps = eps; return this; }
@@ -59,7 +73,10 @@ public final class CrfTrainer {
         /** Threads of the oracles that use them (boost); 1 gives results independent of the machine. */
         public Builder threads(int n) { this.threads = n; return this; }
 
-        /** Checks the settings; IllegalArgumentException names the bad one (or lists the registered classes). */
+        /**
+         * Checks the settings; IllegalArgumentException names the bad one (or lists the registered
+         * classes, or the options a class declares).
+         */
         public CrfTrainer build() {
             return new CrfTrainer(this);
         }

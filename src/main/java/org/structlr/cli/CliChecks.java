@@ -49,6 +49,39 @@ final class CliChecks {
         if (!Files.isWritable(p)) throw new BadInputException(path, "cannot write " + option + ": folder " + p + " is not writable");
     }
 
+    /**
+     * Refuses an output that is one of the inputs: the same file or folder after symbolic links
+     * are followed, or for remote paths (staged by {@link Staging}) the same URI. {@code output}
+     * null passes; null inputs are skipped.
+     */
+    static void notAnInput(String option, Path output, String what, Path... inputs) {
+        if (output == null) return;
+        String out = identity(output);
+        for (Path in : inputs) {
+            if (in != null && identity(in).equals(out)) {
+                throw new BadInputException(output, "cannot write " + option + ": it is " + what + " (the output would replace an input)");
+            }
+        }
+    }
+
+    /** What a path names: its staged URI, else its real path (links followed; for a new file, its folder's real path and its name). */
+    static String identity(Path p) {
+        String uri = Staging.uriOf(p);
+        if (uri != null) return uri.replaceAll("/+$", "");
+        Path abs = p.toAbsolutePath().normalize();
+        try {
+            return abs.toRealPath().toString();
+        } catch (java.io.IOException e) {
+            Path parent = abs.getParent();
+            if (parent == null) return abs.toString();
+            try {
+                return parent.toRealPath().resolve(abs.getFileName()).toString();
+            } catch (java.io.IOException e2) {
+                return abs.toString();
+            }
+        }
+    }
+
     private static final Pattern SIZE = Pattern.compile("(\\d{1,5})[xX](\\d{1,5})");
 
     /** {@code --size HxW} of horses-data and predict: {height, width}, each at least 2. */
@@ -62,17 +95,6 @@ final class CliChecks {
 
     /** {@code --features handmade|patch|rgb} with its {@code --cell} or {@code --patch}, as horses-data and predict read them. */
     static UnaryFeatures unaryFeatures(String features, int cell, int patch) {
-        switch (features) {
-            case "handmade":
-                if (cell < 1) throw new BadInputException("option '--cell' must be at least 1, got " + cell);
-                return new ImageFeatures(cell);
-            case "patch":
-                if (patch < 1 || patch % 2 == 0) throw new BadInputException("option '--patch' must be odd and at least 1, got " + patch);
-                return new PatchFeatures(patch);
-            case "rgb":
-                return new RgbFeatures();
-            default:
-                throw new BadInputException("option '--features' must be handmade, patch or rgb, got '" + features + "'");
-        }
+        return UnaryFeatures.of(features, cell, patch);
     }
 }

@@ -6,6 +6,7 @@ import org.structlr.data.AtomicFiles;
 import org.structlr.data.Dataset;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.Training;
+import org.structlr.oracle.FunctionSpec;
 import org.structlr.viz.Plots;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,6 +25,9 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--pairwise", defaultValue = "linear", converter = FunctionClassConverter.class, completionCandidates = FunctionClassConverter.Names.class, paramLabel = "KIND",
             description = "Pairwise function class (default: ${DEFAULT-VALUE}).")
     String pairwise;
+
+    @Mixin
+    ClassOptionsOptions classOptions;
 
     @Option(names = "--iterations", defaultValue = "50", description = "Learning iterations (default: ${DEFAULT-VALUE}).")
     int iterations;
@@ -48,6 +52,7 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         LearnSettings settings = schedule.apply(CliChecks.settings(iterations, 0.1, 25, 50, evalEvery, seed));
+        FunctionSpec unarySpec = classOptions.unary(unary), pairSpec = classOptions.pairwise(pairwise);
         int threads = common.apply();
         Dataset generated = denoising.generate(seed);
         // The demo owns out/data: a rerun replaces it whole.
@@ -57,7 +62,7 @@ final class DemoCommand implements Callable<Integer> {
         if (!common.quiet) System.err.printf("generated %s in %s%n", denoising.describe(), out.resolve("data"));
         Training.Outcome res;
         try (TrainingProgress progress = new TrainingProgress("denoise " + unary + "/" + pairwise, iterations, common.quiet)) {
-            res = Training.train(ds, unary, pairwise, settings, threads, progress);
+            res = Training.train(ds, unarySpec, pairSpec, settings, threads, progress);
         }
         TrainCommand.write(res, out.resolve("model"), out.resolve("report.json"), out.resolve("curve.csv"));
         String name = unary + "/" + pairwise;

@@ -48,6 +48,9 @@ final class ExperimentCommand implements Runnable {
                 description = "Pairwise function class of a single pair (default: linear).")
         String pairwise;
 
+        @Mixin
+        ClassOptionsOptions classOptions;
+
         @Option(names = "--table", description = "Run every (unary, pairwise) pair of --kinds, one after another (the paper's Table 1).")
         boolean table;
 
@@ -85,6 +88,9 @@ final class ExperimentCommand implements Runnable {
         LearnSettings settings() {
             if (table && (unary != null || pairwise != null)) {
                 throw new BadInputException("--table runs every pair of --kinds: give either --table or --unary/--pairwise, not both");
+            }
+            if (table && classOptions.any()) {
+                throw new BadInputException("--unary-option/--pairwise-option set the options of one pair's classes; they do not go with --table");
             }
             if (resume && !table) {
                 throw new BadInputException("option '--resume' continues an interrupted --table; a single pair resumes with train --checkpoint/--resume");
@@ -187,7 +193,8 @@ final class ExperimentCommand implements Runnable {
             }
             String u = opts.unary != null ? opts.unary : "linear";
             String p = opts.pairwise != null ? opts.pairwise : "linear";
-            List<ScheduleComparison.Run> runs = ScheduleComparison.run(exp, u, p, opts.schedules, out,
+            List<ScheduleComparison.Run> runs = ScheduleComparison.run(exp, opts.classOptions.unary(u), opts.classOptions.pairwise(p),
+                    opts.schedules, out,
                     s -> new TrainingProgress(exp.name() + " " + u + "/" + p + " " + s, opts.iterations, quiet));
             stdout.print(Files.readString(out.resolve("schedules.md")));
             stdout.println("schedules.md, schedules.csv, time-to-objective.png, time-to-error.png, one folder per schedule written to " + out);
@@ -199,7 +206,7 @@ final class ExperimentCommand implements Runnable {
             String p = opts.pairwise != null ? opts.pairwise : "linear";
             Experiment.PairResult r;
             try (TrainingProgress progress = new TrainingProgress(exp.name() + " " + u + "/" + p, opts.iterations, quiet)) {
-                r = exp.runPair(u, p, out, progress);
+                r = exp.runPair(opts.classOptions.unary(u), opts.classOptions.pairwise(p), out, progress);
             }
             stdout.printf(Locale.ROOT, "%s %s: train error %.4f  test error %.4f  test mean IoU %.4f  %.1f s%n", exp.name(), r.label(),
                     r.finalTrainError(), r.finalTestError(), r.testMeanIou(), r.seconds());

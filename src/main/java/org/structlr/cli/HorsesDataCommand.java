@@ -60,6 +60,7 @@ final class HorsesDataCommand implements Callable<Integer> {
         WorkingSize ws = workingSize();
         UnaryFeatures unary = CliChecks.unaryFeatures(features, cell, patch);
         CliChecks.output("--out", out, true);
+        CliChecks.notAnInput("--out", out, "the --db folder", db);
         HorseLoader loader = new HorseLoader(db, ws);
         loader.imageFiles(); // a missing or empty data base fails before anything is written
         int[] counts = new int[2];

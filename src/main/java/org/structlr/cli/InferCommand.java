@@ -144,12 +144,14 @@ final class InferCommand implements Callable<Integer> {
         }
         Path out = output == null ? null : output.toAbsolutePath();
         if (out != null) checkWritable(out);
+        CliChecks.notAnInput("--output", out, "the model file", file);
+        CliChecks.notAnInput("--output", out, "the evidence file", evidence);
 
-        UaiReader.Model model = UaiReader.read(file);
+        UaiReader.Model model = org.structlr.data.Reading.guard(file, () -> UaiReader.read(file));
         if (evidence != null) {
             int[] card = new int[model.numVariables()];
             for (int i = 0; i < card.length; i++) card[i] = model.cardinality(i);
-            model = model.withEvidence(UaiEvidence.read(evidence, card), evidence);
+            model = model.withEvidence(org.structlr.data.Reading.guard(evidence, () -> UaiEvidence.read(evidence, card)), evidence);
         }
         FactorGraph g = model.graph();
         INDArray unary = model.unary(DataType.DOUBLE), pairwise = model.pairwise(DataType.DOUBLE);

@@ -5,18 +5,25 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code structlr} command line. Exit codes: 0 success, 2 bad usage or bad input, 1 failure.
+ * The {@code structlr} command line. Exit codes: 0 success, 2 bad usage or bad input, 1 failure;
+ * whatever a command throws, {@link Error}s included, is mapped by {@link Failures}.
  */
 @Command(name = "structlr", mixinStandardHelpOptions = true, version = "structlr 0.1.0",
         description = "Structured learning via logistic regression: CRFs with any logistic-loss function class.",
-        footer = {"", "Exit codes: 0 success, 2 bad usage or bad input (one line naming the file and the problem), 1 failure.",
+        footer = {"", "Exit codes: 0 success, 2 bad usage or bad input (one line naming the file and the problem), 1 failure"
+                + " (one line with the short cause chain; --stacktrace prints the whole trace).",
                 "Run 'structlr COMMAND --help' for a command's options and defaults."},
         subcommands = {TrainCommand.class, EvaluateCommand.class, PredictCommand.class, DemoCommand.class, ExperimentCommand.class,
-                ExportCommand.class, ScenesCommand.class, ImagesDataCommand.class, HorsesDataCommand.class, InferCommand.class, BenchCommand.class})
+                ExportCommand.class, ScenesCommand.class, ImagesDataCommand.class, HorsesDataCommand.class, InferCommand.class, BenchCommand.class,
+                ClassesCommand.class, ServeCommand.class})
 public final class Main implements Runnable {
     public static final int EXIT_OK = 0;
     public static final int EXIT_FAILURE = 1;
     public static final int EXIT_USAGE = 2;
+
+    @picocli.CommandLine.Option(names = "--stacktrace", scope = picocli.CommandLine.ScopeType.INHERIT,
+            description = "On a failure, print the whole stack trace after the one-line message.")
+    boolean stacktrace;
 
     @Override
     public void run() {
@@ -37,14 +44,8 @@ public final class Main implements Runnable {
         cl.registerConverter(java.nio.file.Path.class, new PathConverter.Local()); // options without their own converter
         if (out != null) cl.setOut(out);
         if (err != null) cl.setErr(err);
-        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
-            if (ex instanceof BadInputException) {
-                cmd.getErr().println("error: " + Staging.unstage(ex.getMessage()));
-                return EXIT_USAGE;
-            }
-            cmd.getErr().println("failed: " + Staging.unstage(ex.toString()));
-            return EXIT_FAILURE;
-        });
+        boolean stacktrace = java.util.Arrays.asList(args).contains("--stacktrace");
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> Failures.report(ex, cmd.getErr(), stacktrace));
         cl.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("error: " + ex.getMessage());
             ex.getCommandLine().getErr().println("try: structlr " + ex.getCommandLine().getCommandName() + " --help");
@@ -54,6 +55,8 @@ public final class Main implements Runnable {
         int code = EXIT_FAILURE;
         try {
             code = cl.execute(args);
+        } catch (Throwable t) {                   // Errors (OutOfMemoryError, StackOverflowError, ...) pass picocli's handler
+            code = Failures.report(t, cl.getErr(), stacktrace);
         } finally {
             String failed = Staging.finish(code == EXIT_OK);
             if (failed != null) {

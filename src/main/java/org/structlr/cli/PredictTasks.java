@@ -19,7 +19,6 @@ import org.structlr.features.UnaryFeatures;
 import org.structlr.features.WorkingSize;
 import org.structlr.model.ClusterPrediction;
 import org.structlr.model.CrfModel;
-import org.structlr.model.ExampleBatch;
 import org.structlr.model.Predictor;
 
 /**
@@ -33,8 +32,7 @@ final class PredictTasks {
 
     /** Predicts one example and writes 'labels', 'marginals' (and 'shape') to {@code out}. */
     static Predictor.Prediction predictExample(CrfModel m, Example ex, Path out, int iterations, double tolerance) throws IOException {
-        ExampleBatch b = new ExampleBatch(List.of(ex), m.numLabels(), m.pairTypes());
-        Predictor.Prediction p = Predictor.predict(m, b, Predictor.defaultStop(b, iterations, tolerance));
+        Predictor.Prediction p = Predictor.predictEach(m, List.of(ex), iterations, tolerance).get(0);   // = serve's answer, bit for bit
         Map<String, NpyArray> arrays = new LinkedHashMap<>();
         arrays.put("labels", NpyArray.ofInts(p.labels(), p.labels().length));
         INDArray marg = p.marginals().castTo(DataType.FLOAT);
@@ -49,7 +47,7 @@ final class PredictTasks {
      * "color"), optionally the probabilities .npz and a folder for one probability map per class.
      */
     record ImageOutputs(Path labels, String format, Path probabilities, Path marginals) {
-        static final java.util.List<String> FORMATS = java.util.List.of("mask", "index", "color");
+        static final java.util.List<String> FORMATS = LabelImages.FORMATS;
 
         ImageOutputs {
             if (!FORMATS.contains(format)) throw new IllegalArgumentException("format " + format + " is not one of " + FORMATS);
@@ -64,8 +62,7 @@ final class PredictTasks {
     static Predictor.Prediction predictImage(CrfModel m, ImageReader.WorkingImage img, UnaryFeatures unary, boolean typedEdges,
                                              ImageOutputs out, int iterations, double tolerance) throws IOException {
         Example ex = img.example(unary, typedEdges);
-        ExampleBatch b = new ExampleBatch(List.of(ex), m.numLabels(), m.pairTypes());
-        Predictor.Prediction p = Predictor.predict(m, b, Predictor.defaultStop(b, iterations, tolerance));
+        Predictor.Prediction p = Predictor.predictEach(m, List.of(ex), iterations, tolerance).get(0);   // = serve's answer, bit for bit
         int L = m.numLabels(), H = img.originalHeight(), W = img.originalWidth();
         float[] working;
         try (INDArray marg = p.marginals().castTo(DataType.FLOAT).dup('c')) {
@@ -73,12 +70,7 @@ final class PredictTasks {
         }
         float[] full = LabelImages.resizeBilinear(working, img.height(), img.width(), L, H, W);
         int[] labels = LabelImages.argmax(full, L);
-        java.awt.image.BufferedImage picture = switch (out.format()) {
-            case "index" -> LabelImages.indexImage(labels, H, W, m.classes());
-            case "color" -> LabelImages.colorImage(labels, H, W, m.classes());
-            default -> LabelImages.mask(labels, H, W, L);
-        };
-        LabelImages.writePng(out.labels(), picture);
+        LabelImages.writePng(out.labels(), LabelImages.picture(out.format(), labels, H, W, m.classes()));
         if (out.probabilities() != null) {
             Map<String, NpyArray> arrays = new LinkedHashMap<>();
             arrays.put("probabilities", NpyArray.ofFloats(full, H, W, L));
@@ -103,12 +95,45 @@ final class PredictTasks {
     /**
      * The models an executor's task threads have loaded, by folder: a model is loaded once per
      * thread, not once per input; per thread because score functions are not all safe for
-     * concurrent use (local[N] runs N tasks in one JVM).
+     * concurrent use (local[N] runs N tasks in one JVM). Bounded: each thread keeps its
+     * {@value #MODELS_KEPT} most recently used models (an executor lives on across jobs, each of
+     * which may name another model); a model fetched from a remote URI is read from a temporary
+     * copy that is deleted as soon as it is loaded.
      */
-    private static final ThreadLocal<Map<String, CrfModel>> MODELS = ThreadLocal.withInitial(java.util.HashMap::new);
+    static final int MODELS_KEPT = 2;
+    private static final ThreadLocal<Map<String, CrfModel>> MODELS = ThreadLocal.withInitial(() -> new java.util.LinkedHashMap<>(4, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, CrfModel> eldest) {
+            return size() > MODELS_KEPT;
+        }
+    });
 
     static CrfModel loadedModel(String dir) {
-        return MODELS.get().computeIfAbsent(dir, d -> CrfModel.load(fetched(d)));
+        Map<String, CrfModel> models = MODELS.get();
+        CrfModel m = models.get(dir);
+        if (m != null) return m;
+        Path local = fetched(dir);
+        try {
+            m = CrfModel.load(local);
+        } finally {
+            if (remote(dir)) deleteFetched(local);
+        }
+        models.put(dir, m);
+        return m;
+    }
+
+    /** The models this thread holds (tests). */
+    static java.util.Set<String> loadedModels() {
+        return java.util.Set.copyOf(MODELS.get().keySet());
+    }
+
+    /** Deletes the temporary folder {@link #fetched} made for {@code local}. */
+    static void deleteFetched(Path local) {
+        try {
+            org.structlr.data.AtomicFiles.deleteTree(local.getParent());
+        } catch (IOException e) {
+            // a temporary copy left behind is no reason to fail the task
+        }
     }
 
     /** Whether a task's location is a remote URI (hdfs://...; staged on the driver), not a local or file: path. */
@@ -121,7 +146,12 @@ final class PredictTasks {
         if (!remote(where)) return Path.of(where);
         try {
             Path local = java.nio.file.Files.createTempDirectory("structlr-task").resolve(Path.of(java.net.URI.create(where).getPath()).getFileName().toString());
-            RemoteFiles.find().orElseThrow(() -> new IOException("no remote file system in this build")).fetch(where, local);
+            try {
+                RemoteFiles.find().orElseThrow(() -> new IOException("no remote file system in this build")).fetch(where, local);
+            } catch (IOException | RuntimeException e) {
+                deleteFetched(local);
+                throw e;
+            }
             return local;
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(where + ": cannot read: " + e.getMessage(), e);
@@ -153,8 +183,12 @@ final class PredictTasks {
         @Override
         public String run() throws IOException {
             Path in = fetched(input);
-            Example ex = ExampleIO.read(in);
-            if (remote(input)) org.structlr.data.AtomicFiles.deleteTree(in.getParent());
+            Example ex;
+            try {
+                ex = ExampleIO.read(in);
+            } finally {
+                if (remote(input)) deleteFetched(in);
+            }
             Predictor.Prediction[] p = new Predictor.Prediction[1];
             write(output, out -> p[0] = predictExample(loadedModel(model), ex, out, iterations, tolerance));
             return String.format(Locale.ROOT, "%s -> %s (%d sweeps, gap %.2e)", input, output, p[0].inference().iterations(), p[0].inference().gap());
@@ -169,8 +203,12 @@ final class PredictTasks {
         public String run() throws IOException {
             WorkingSize ws = longest > 0 ? new WorkingSize.Longest(longest) : longest < 0 ? new WorkingSize.Own() : new WorkingSize.Fixed(height, width);
             Path in = fetched(input);
-            ImageReader.WorkingImage img = new ImageReader().read(in, ws);
-            if (remote(input)) org.structlr.data.AtomicFiles.deleteTree(in.getParent());
+            ImageReader.WorkingImage img;
+            try {
+                img = new ImageReader().read(in, ws);
+            } finally {
+                if (remote(input)) deleteFetched(in);
+            }
             CrfModel m = loadedModel(model);
             UnaryFeatures unary = CliChecks.unaryFeatures(features, cell, patch);
             Predictor.Prediction p;

@@ -19,6 +19,7 @@ import org.structlr.learn.Training;
 import org.structlr.metrics.ConfusionMatrix;
 import org.structlr.metrics.Evaluation;
 import org.structlr.model.CrfModel;
+import org.structlr.oracle.FunctionSpec;
 import org.structlr.viz.ConfusionFigure;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -41,6 +42,9 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--pairwise", defaultValue = "linear", converter = FunctionClassConverter.class, completionCandidates = FunctionClassConverter.Names.class, paramLabel = "KIND",
             description = "Pairwise function class, any registered name: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     String pairwise;
+
+    @Mixin
+    ClassOptionsOptions classOptions;
 
     @Option(names = "--iterations", defaultValue = "100", description = "Learning iterations (default: ${DEFAULT-VALUE}).")
     int iterations;
@@ -91,10 +95,15 @@ final class TrainCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** A line on standard error that is not an error (the run goes on), printed even with --quiet. */
+    private void warn(String line) {
+        spec.commandLine().getErr().println("warning: " + Staging.unstage(line));
+    }
+
     @Override
     public Integer call() throws Exception {
         Checkpoint from = resume == null ? null
-                : resume.remote() ? Checkpointer.load(resume.uri(), RemoteFiles.find().orElseThrow()) : Checkpoint.load(resume.local());
+                : resume.remote() ? Checkpointer.load(resume.uri(), RemoteFiles.find().orElseThrow(), this::warn) : Checkpoint.load(resume.local(), this::warn);
         if (from != null) adoptCheckpoint(from);
         LearnSettings settings = schedule.apply(learning.settings(iterations));
         if (from != null && iterations < from.state().iteration()) {
@@ -115,6 +124,7 @@ final class TrainCommand implements Callable<Integer> {
         if (output != null && Files.isDirectory(output) && !Files.isRegularFile(output.resolve(CrfModel.MANIFEST))) {
             throw new BadInputException(output, "cannot write --output: exists and is not a structlr model folder; not overwriting it");
         }
+        FunctionSpec unarySpec = classOptions.unary(unary), pairSpec = classOptions.pairwise(pairwise);
         ClusterTraining cluster = spark == null ? null : ClusterTraining.find("--spark");
         int threads = common.apply();
         Training.Outcome out;
@@ -128,8 +138,8 @@ final class TrainCommand implements Callable<Integer> {
             if (from != null) checkSameData(from, hash, examplesHash);
             StateSink sink = checkpointer(settings, threads, hash, examplesHash);
             try (TrainingProgress progress = progress(from)) {
-                out = cluster == null ? Training.train(ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink)
-                        : cluster.train(spark, ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink);
+                out = cluster == null ? Training.train(ds, unarySpec, pairSpec, settings, threads, progress, from == null ? null : from.state(), sink)
+                        : cluster.train(spark, ds, unarySpec, pairSpec, settings, threads, progress, from == null ? null : from.state(), sink);
             }
         } else {
             // the driver lists the data set; the executors read and check their own examples
@@ -139,7 +149,7 @@ final class TrainCommand implements Callable<Integer> {
                 if (from != null) checkSameData(from, null, ds.examplesHash());
                 StateSink sink = checkpointer(settings, threads, null, ds.examplesHash());
                 try (TrainingProgress progress = progress(from)) {
-                    out = session.train(ds, unary, pairwise, settings, threads, progress, from == null ? null : from.state(), sink);
+                    out = session.train(ds, unarySpec, pairSpec, settings, threads, progress, from == null ? null : from.state(), sink);
                 }
             }
         }

@@ -49,6 +49,7 @@ public final class Example {
         if (b.numLabels != null && b.numLabels < 2) {
             throw bad("num_labels = " + b.numLabels + "; at least 2 labels are needed (num_labels < 2)");
         }
+        if (b.numLabels != null && b.numLabels > InputLimits.LABELS.value()) throw limit(InputLimits.LABELS, "num_labels", b.numLabels);
         this.numLabels = b.numLabels == null ? 0 : b.numLabels;
         this.shape = b.shape == null ? null : b.shape.clone();
         this.edgeType = b.edgeType == null ? null : b.edgeType.clone();
@@ -143,6 +144,9 @@ public final class Example {
                 throw bad("array 'labels' has length " + labels.length + " but 'unary' has " + v + " rows (shape mismatch)");
             }
             for (int i = 0; i < v; i++) {
+                if (numLabels == 0 && labels[i] >= InputLimits.LABELS.value()) {
+                    throw limit(InputLimits.LABELS, "label " + labels[i] + " of variable " + i + " asks for a label count", labels[i] + 1L);
+                }
                 if (labels[i] < VOID || (numLabels > 0 && labels[i] >= numLabels)) {
                     throw bad("label " + labels[i] + " of variable " + i + " is out of range 0.."
                             + (numLabels > 0 ? String.valueOf(numLabels - 1) : "") + (numLabels > 0 ? " (num_labels = " + numLabels + ")" : "")
@@ -162,8 +166,16 @@ public final class Example {
             }
             for (int e = 0; e < numEdges; e++) {
                 if (edgeType[e] < 0) throw bad("edge_type " + edgeType[e] + " of edge " + e + " is out of range: types are 0 or more");
+                if (edgeType[e] >= InputLimits.EDGE_TYPES.value()) {
+                    throw limit(InputLimits.EDGE_TYPES, "edge_type " + edgeType[e] + " of edge " + e + " asks for a type count", edgeType[e] + 1L);
+                }
             }
         }
+    }
+
+    /** A limit of {@link InputLimits} hit by this example's file (L and the edge types size every oracle and table: L*L must not overflow). */
+    private BadInputException limit(InputLimits.Limit l, String what, long asked) {
+        return l.exceeded(source == null ? "<example>" : source, what, asked);
     }
 
     /** Throws for the first edge that repeats an earlier one (there is one). */

@@ -2,15 +2,12 @@ package org.structlr.data;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.LinkedHashMap;
@@ -36,8 +33,8 @@ import java.util.zip.ZipOutputStream;
  *
  * <p>Writing produces what {@code numpy.savez} produces: stored (or, on request, deflated) entries,
  * {@code .npy} version 1.0 (2.0 only for a header over 64 KiB), little-endian, C order, the header
- * padded so the data starts on a 64-byte boundary. The file is written to a temporary file in the
- * target folder and then moved into place atomically, so a reader never sees half a file.
+ * padded so the data starts on a 64-byte boundary. The file is written through {@link AtomicFiles}
+ * (temporary sibling, synced, renamed into place), so a reader never sees half a file.
  *
  * <p>Why not ND4J: ND4J 1.0.0-M2.1 offers {@code Nd4j.createFromNpzFile(File)},
  * {@code Nd4j.createFromNpyFile}/{@code readNpy} and {@code Nd4j.toNpyByteArray}/{@code writeAsNumpy}.
@@ -54,6 +51,8 @@ public final class Npz {
 
     private static final byte[] MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y'};
     private static final int ALIGN = 64;
+    /** Header bytes read at most (numpy's own reader stops at 10,000 by default). */
+    static final int MAX_HEADER = 1 << 20;
 
     // ------------------------------------------------------------------------------------------
     // .npz
@@ -68,22 +67,59 @@ public final class Npz {
     public static Map<String, NpyArray> read(Path file) {
         if (!Files.exists(file)) throw new BadInputException(file, "missing file: no such file");
         if (Files.isDirectory(file)) throw new BadInputException(file, "is a folder, not an .npz file");
+        try {
+            return Reading.guard(file, () -> readZip(file));
+        } catch (ZipException ex) {
+            throw new BadInputException(file, "not a zip file (.npz) or truncated: " + ex.getMessage(), ex);
+        } catch (NoSuchFileException ex) {
+            throw new BadInputException(file, "missing file: no such file", ex);
+        } catch (IOException ex) {
+            throw new BadInputException(file, "cannot read: " + ex, ex);
+        }
+    }
+
+    /**
+     * Limits before allocation: the entry count, each entry's size as the zip's central directory
+     * declares it ({@link InputLimits#ARRAY_BYTES}) and their sum ({@link InputLimits#NPZ_BYTES})
+     * are checked before anything is inflated; an entry is then read into exactly its declared size,
+     * and one that inflates to more (a zip bomb that lies about its size) or fewer bytes, or whose
+     * CRC-32 differs from the recorded one, is refused ({@link ZipFile} itself checks no CRC).
+     */
+    private static Map<String, NpyArray> readZip(Path file) throws IOException {
         Map<String, NpyArray> out = new LinkedHashMap<>();
         try (ZipFile zip = new ZipFile(file.toFile())) {
+            InputLimits.NPZ_ENTRIES.check(file, zip.size(), "zip");
+            long total = 0;
             Enumeration<? extends ZipEntry> entries = zip.entries();
             while (entries.hasMoreElements()) {
                 ZipEntry e = entries.nextElement();
                 if (e.isDirectory()) continue;
                 String name = e.getName();
                 String key = name.endsWith(".npy") ? name.substring(0, name.length() - 4) : name;
-                if (e.getSize() > Integer.MAX_VALUE - 8) {
-                    throw new BadInputException(file, "array '" + key + "' is too large (" + e.getSize() + " bytes)");
-                }
-                byte[] bytes;
+                long declared = e.getSize();
+                if (declared < 0) throw new BadInputException(file, "zip entry '" + name + "' declares no size");
+                InputLimits.ARRAY_BYTES.check(file, declared, "array '" + key + "'");
+                total += declared;
+                InputLimits.NPZ_BYTES.check(file, total, "arrays (inflated, in all)");
+                if (out.containsKey(key)) throw new BadInputException(file, "array '" + key + "' appears twice");
+                byte[] bytes = new byte[(int) declared];
                 try (InputStream in = zip.getInputStream(e)) {
-                    bytes = in.readAllBytes();
-                } catch (IOException ex) {
+                    int n = in.readNBytes(bytes, 0, bytes.length);
+                    if (n < declared) {
+                        throw new BadInputException(file, "truncated or corrupt zip entry '" + name + "': " + n + " of its " + declared + " bytes");
+                    }
+                    if (in.read() >= 0) {
+                        throw new BadInputException(file, "zip entry '" + name + "' inflates to more than the " + declared
+                                + " bytes it declares (corrupt or a zip bomb)");
+                    }
+                } catch (ZipException | java.io.EOFException ex) {
                     throw new BadInputException(file, "truncated or corrupt zip entry '" + name + "': " + ex.getMessage(), ex);
+                }
+                CRC32 crc = new CRC32();
+                crc.update(bytes);
+                if (e.getCrc() != -1 && crc.getValue() != e.getCrc()) {
+                    throw new BadInputException(file, "CRC-32 mismatch in zip entry '" + name + "' (recorded "
+                            + Long.toHexString(e.getCrc()) + ", content " + Long.toHexString(crc.getValue()) + "): the file is corrupted");
                 }
                 try {
                     out.put(key, parseNpy(bytes));
@@ -91,12 +127,6 @@ public final class Npz {
                     throw new BadInputException(file, "array '" + key + "': " + ex.getMessage(), ex);
                 }
             }
-        } catch (ZipException ex) {
-            throw new BadInputException(file, "not a zip file (.npz) or truncated: " + ex.getMessage(), ex);
-        } catch (NoSuchFileException ex) {
-            throw new BadInputException(file, "missing file: no such file", ex);
-        } catch (IOException ex) {
-            throw new BadInputException(file, "cannot read: " + ex, ex);
         }
         return out;
     }
@@ -118,39 +148,28 @@ public final class Npz {
         for (String key : arrays.keySet()) {
             if (key == null || key.isEmpty()) throw new IllegalArgumentException("an array needs a non-empty name");
         }
-        Path abs = file.toAbsolutePath();
-        Path dir = abs.getParent();
-        Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, "." + abs.getFileName() + ".", ".tmp");
-        try {
-            try (OutputStream os = Files.newOutputStream(tmp); ZipOutputStream zos = new ZipOutputStream(os)) {
-                for (Map.Entry<String, NpyArray> a : arrays.entrySet()) {
-                    byte[] npy = toNpy(a.getValue());
-                    ZipEntry e = new ZipEntry(a.getKey() + ".npy");
-                    e.setTimeLocal(ENTRY_TIME);   // a fixed time: the same arrays give the same file bytes
-                    if (compressed) {
-                        e.setMethod(ZipEntry.DEFLATED);
-                    } else {
-                        CRC32 crc = new CRC32();
-                        crc.update(npy);
-                        e.setMethod(ZipEntry.STORED);
-                        e.setSize(npy.length);
-                        e.setCompressedSize(npy.length);
-                        e.setCrc(crc.getValue());
-                    }
-                    zos.putNextEntry(e);
-                    zos.write(npy);
-                    zos.closeEntry();
+        AtomicFiles.write(file, os -> {
+            ZipOutputStream zos = new ZipOutputStream(os);
+            for (Map.Entry<String, NpyArray> a : arrays.entrySet()) {
+                byte[] npy = toNpy(a.getValue());
+                ZipEntry e = new ZipEntry(a.getKey() + ".npy");
+                e.setTimeLocal(ENTRY_TIME);   // a fixed time: the same arrays give the same file bytes
+                if (compressed) {
+                    e.setMethod(ZipEntry.DEFLATED);
+                } else {
+                    CRC32 crc = new CRC32();
+                    crc.update(npy);
+                    e.setMethod(ZipEntry.STORED);
+                    e.setSize(npy.length);
+                    e.setCompressedSize(npy.length);
+                    e.setCrc(crc.getValue());
                 }
+                zos.putNextEntry(e);
+                zos.write(npy);
+                zos.closeEntry();
             }
-            try {
-                Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException ex) {
-                Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+            zos.finish();   // not close: AtomicFiles syncs and closes the file
+        });
     }
 
     // ------------------------------------------------------------------------------------------
@@ -185,6 +204,7 @@ public final class Npz {
             throw new NpyFormatException("unsupported .npy format version " + major + "." + minor);
         }
         if (headerStart + headerLen > b.length) throw new NpyFormatException("truncated .npy header");
+        if (headerLen > MAX_HEADER) throw new NpyFormatException("header of " + headerLen + " bytes (numpy writes under 64 KiB; at most " + MAX_HEADER + " read)");
         String header = new String(b, headerStart, headerLen,
                 major == 3 ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1);
         Map<String, Object> dict = new HeaderParser(header).parseDict();
@@ -359,8 +379,11 @@ public final class Npz {
      * (an old Python 2 {@code L} suffix is allowed) and tuples or lists of these.
      */
     private static final class HeaderParser {
+        /** Nesting of dicts, tuples and lists: a real header has 2 (the dict and its shape tuple). */
+        static final int MAX_DEPTH = 8;
         private final String s;
         private int p;
+        private int depth;
 
         HeaderParser(String s) {
             this.s = s;
@@ -369,11 +392,13 @@ public final class Npz {
         Map<String, Object> parseDict() throws NpyFormatException {
             skip();
             expect('{');
+            enter();
             Map<String, Object> m = new LinkedHashMap<>();
             while (true) {
                 skip();
                 if (peek() == '}') {
                     p++;
+                    depth--;
                     return m;
                 }
                 Object key = value();
@@ -400,11 +425,13 @@ public final class Npz {
             if (c == '(' || c == '[') {
                 char close = c == '(' ? ')' : ']';
                 p++;
+                enter();
                 List<Object> items = new ArrayList<>();
                 while (true) {
                     skip();
                     if (peek() == close) {
                         p++;
+                        depth--;
                         return items;
                     }
                     items.add(value());
@@ -436,6 +463,11 @@ public final class Npz {
             throw bad("unexpected character '" + c + "'");
         }
 
+        /** Bounded recursion: a header nested deeper than {@link #MAX_DEPTH} is refused, never a stack overflow. */
+        private void enter() throws NpyFormatException {
+            if (++depth > MAX_DEPTH) throw bad("nested deeper than " + MAX_DEPTH);
+        }
+
         private void skip() {
             while (p < s.length() && Character.isWhitespace(s.charAt(p))) p++;
         }
@@ -451,7 +483,9 @@ public final class Npz {
         }
 
         private NpyFormatException bad(String what) {
-            return new NpyFormatException("malformed .npy header (" + what + " at " + p + "): " + s.strip());
+            String text = s.strip();
+            if (text.length() > 200) text = text.substring(0, 200) + "...";
+            return new NpyFormatException("malformed .npy header (" + what + " at " + p + "): " + text);
         }
     }
 }

@@ -23,6 +23,7 @@ import org.structlr.learn.LearningReport;
 import org.structlr.learn.Training;
 import org.structlr.metrics.ConfusionMatrix;
 import org.structlr.metrics.Evaluation;
+import org.structlr.oracle.FunctionSpec;
 import org.structlr.model.CrfModel;
 import org.structlr.model.ExampleBatch;
 import org.structlr.model.Predictor;
@@ -162,16 +163,26 @@ public final class Experiment {
     public int threads() { return threads; }
     public int pairsAtOnce() { return pairsAtOnce; }
 
-    /** Trains one pair and measures its model on the test and val splits; writes nothing. */
+    /** Trains one pair, the classes' options at their defaults; writes nothing. */
     public PairResult train(String unary, String pairwise, LearnListener listener) {
+        return train(FunctionSpec.unary(unary), FunctionSpec.pairwise(pairwise), listener);
+    }
+
+    /** Trains one pair (classes with their options) and measures its model on the test and val splits; writes nothing. */
+    public PairResult train(FunctionSpec unary, FunctionSpec pairwise, LearnListener listener) {
         long t0 = System.nanoTime();
         Training.Outcome o = Training.train(data, unary, pairwise, settings, threads, listener);
         double seconds = (System.nanoTime() - t0) / 1e9;
-        return new PairResult(unary, pairwise, o, seconds, Evaluation.splits(o.model(), data, List.of("test", "val")));
+        return new PairResult(unary.name(), pairwise.name(), o, seconds, Evaluation.splits(o.model(), data, List.of("test", "val")));
     }
 
-    /** Trains one pair and writes its files into {@code out} (see the class comment). */
+    /** Trains one pair, the classes' options at their defaults, and writes its files into {@code out} (see the class comment). */
     public PairResult runPair(String unary, String pairwise, Path out, LearnListener listener) throws IOException {
+        return runPair(FunctionSpec.unary(unary), FunctionSpec.pairwise(pairwise), out, listener);
+    }
+
+    /** Trains one pair (classes with their options) and writes its files into {@code out} (see the class comment). */
+    public PairResult runPair(FunctionSpec unary, FunctionSpec pairwise, Path out, LearnListener listener) throws IOException {
         PairResult r = train(unary, pairwise, listener);
         writeReport(r, out.resolve("report.json"));
         ConfusionFigure.writeBeside(out.resolve("report.json"), name + " " + r.label(), r.metrics(), r.outcome().model().classes());
@@ -328,7 +339,7 @@ public final class Experiment {
         Path report = dir.resolve("report.json");
         if (!Files.isRegularFile(report)) return null;
         CrfModel model = CrfModel.load(dir.resolve("model"));
-        Map<String, Object> want = Training.settingsMap(u, p, settings);
+        Map<String, Object> want = Training.settingsMap(FunctionSpec.unary(u), FunctionSpec.pairwise(p), settings);
         if (!sameSettings(want, model.settings())) {
             throw new BadInputException(dir, "was trained with other settings " + model.settings() + ", not " + want
                     + ": --resume continues a table with the same settings; use another --out");

@@ -12,6 +12,7 @@ import org.structlr.learn.IterationRecord;
 import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearningReport;
 import org.structlr.learn.Training;
+import org.structlr.oracle.FunctionSpec;
 import org.structlr.viz.Plots;
 
 /**
@@ -54,7 +55,7 @@ public final class ScheduleComparison {
     private ScheduleComparison() {}
 
     /** Runs every schedule for a few iterations and throws the result away: the timed runs then start warm. */
-    static void warmUp(Experiment exp, String unary, String pairwise, List<String> schedules) {
+    static void warmUp(Experiment exp, FunctionSpec unary, FunctionSpec pairwise, List<String> schedules) {
         int n = Math.min(WARMUP_ITERATIONS, exp.settings().iterations());
         if (n == 0) return;
         for (String s : schedules) {
@@ -64,6 +65,12 @@ public final class ScheduleComparison {
 
     /** Trains the pair once per schedule (in the given order; the first is the reference) and writes the files. */
     public static List<Run> run(Experiment exp, String unary, String pairwise, List<String> schedules, Path out,
+                                java.util.function.Function<String, LearnListener> listeners) throws IOException {
+        return run(exp, FunctionSpec.unary(unary), FunctionSpec.pairwise(pairwise), schedules, out, listeners);
+    }
+
+    /** As {@link #run(Experiment, String, String, List, Path, java.util.function.Function)}, the classes with their options. */
+    public static List<Run> run(Experiment exp, FunctionSpec unary, FunctionSpec pairwise, List<String> schedules, Path out,
                                 java.util.function.Function<String, LearnListener> listeners) throws IOException {
         if (schedules.isEmpty()) throw new IllegalArgumentException("no schedules");
         warmUp(exp, unary, pairwise, schedules);
@@ -80,10 +87,10 @@ public final class ScheduleComparison {
             Run r = new Run(s, o.curve());
             runs.add(r);
             LearningReport.writeJson(out.resolve(s).resolve("report.json"), r.curve(), Map.of("schedule", s,
-                    "unary", unary, "pairwise", pairwise));
+                    "unary", unary.name(), "pairwise", pairwise.name(), "settings", o.model().settings()));
             LearningReport.writeCsv(out.resolve(s).resolve("curve.csv"), r.curve());
         }
-        write(exp.name() + " " + unary + "/" + pairwise, runs, out);
+        write(exp.name() + " " + unary.name() + "/" + pairwise.name(), runs, out);
         return runs;
     }
 

@@ -104,11 +104,20 @@ public final class ImageDecoder {
         return decode(file, readBounded(file), channels);
     }
 
+    /** {@link #decodeChecked}, with running out of memory or stack while decoding an error about the file. */
+    public static Decoded decode(Path file, byte[] bytes, int channels) {
+        try {
+            return org.structlr.data.Reading.guard(file, () -> decodeChecked(file, bytes, channels));
+        } catch (IOException e) {
+            throw new BadInputException(file, "unreadable image: " + e.getMessage(), e);
+        }
+    }
+
     /**
      * Decodes an image held in memory ({@code bytes}, named {@code file} in errors): the same checks
      * and values as {@link #decode(Path, int)}.
      */
-    public static Decoded decode(Path file, byte[] bytes, int channels) {
+    private static Decoded decodeChecked(Path file, byte[] bytes, int channels) {
         if (channels != 1 && channels != 3) throw new IllegalArgumentException("channels must be 1 or 3, got " + channels);
         Format format = format(file, bytes);
         BufferedImage image = image(file, bytes, format);
@@ -133,7 +142,11 @@ public final class ImageDecoder {
      */
     public static BufferedImage decodeImage(Path file) {
         byte[] bytes = readBounded(file);
-        return image(file, bytes, format(file, bytes));
+        try {
+            return org.structlr.data.Reading.guard(file, () -> image(file, bytes, format(file, bytes)));
+        } catch (IOException e) {
+            throw new BadInputException(file, "unreadable image: " + e.getMessage(), e);
+        }
     }
 
     private static Format format(Path file, byte[] bytes) {
@@ -179,7 +192,7 @@ public final class ImageDecoder {
             reader.setInput(in, true, true);   // one image, no metadata (text chunks are never inflated)
             int w = reader.getWidth(0), h = reader.getHeight(0);
             if (w < 1 || h < 1) throw new BadInputException(file, "unreadable image: header declares " + w + "x" + h + " pixels");
-            InputLimits.IMAGE_PIXELS.check(file, (long) w * h, "image of " + w + "x" + h);
+            InputLimits.IMAGE_PIXELS.check(file, (long) w * h, "image (" + w + "x" + h + ")");
             String[] warning = {null};
             reader.addIIOReadWarningListener((IIOReadWarningListener) (r, message) -> {
                 if (warning[0] == null) warning[0] = message;

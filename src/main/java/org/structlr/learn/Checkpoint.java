@@ -137,7 +137,39 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
      * @throws BadInputException naming the file: missing, corrupted (checksum), or not a checkpoint
      */
     public static Checkpoint load(Path path) {
-        Path dir = Files.isRegularFile(path.resolve(MANIFEST)) ? path : Checkpointer.latest(path);
+        return load(path, note -> { });
+    }
+
+    /**
+     * Loads the checkpoint {@code path}, or when {@code path} is a folder of checkpoints
+     * ({@link Checkpointer}) its newest; when the newest is damaged (any check below fails) the one
+     * before it, telling {@code onFallback} which was skipped and why. Both damaged: the newest's error.
+     */
+    public static Checkpoint load(Path path, java.util.function.Consumer<String> onFallback) {
+        if (Files.isRegularFile(path.resolve(MANIFEST))) return loadOne(path);
+        List<Path> found = Checkpointer.newestFirst(path);
+        BadInputException newest = null;
+        for (Path dir : found.subList(0, Math.min(Checkpointer.KEPT, found.size()))) {
+            try {
+                Checkpoint c = loadOne(dir);
+                if (newest != null) onFallback.accept(newest.getMessage() + "; resuming from the one before, " + dir);
+                return c;
+            } catch (BadInputException e) {
+                if (newest == null) newest = e;
+            }
+        }
+        throw newest;
+    }
+
+    private static Checkpoint loadOne(Path dir) {
+        try {
+            return org.structlr.data.Reading.guard(dir, () -> loadChecked(dir));
+        } catch (IOException e) {
+            throw new BadInputException(dir, "cannot read: " + e.getMessage(), e);
+        }
+    }
+
+    private static Checkpoint loadChecked(Path dir) {
         Path manifest = dir.resolve(MANIFEST);
         JsonNode m;
         try {

@@ -13,14 +13,23 @@ import org.structlr.data.RemoteFiles;
 
 /**
  * Saves the learner's state into a checkpoint folder after every {@code every}-th iteration and after
- * the last. Each save is a complete folder {@code iteration-NNNNNN} that appears by one rename;
- * older ones are deleted only after it is in place, so a run killed at any moment leaves at least
- * one complete checkpoint, and {@link #latest} is the newest.
+ * the last. Each save is a complete folder {@code iteration-NNNNNN} that appears by one rename
+ * (synced to the disk first); the two newest are kept and older ones deleted only after the new one
+ * is in place, so a run killed at any moment leaves at least one complete checkpoint, and one whose
+ * newest checkpoint was damaged afterwards (a disk error, a partial copy) still resumes from the one
+ * before ({@link Checkpoint#load(Path, java.util.function.Consumer)}).
  */
 public final class Checkpointer implements StateSink {
     private static final Pattern NAME = Pattern.compile("iteration-(\\d{6,})");
-    /** Leftovers of a save that was killed ({@link AtomicFiles#replaceFolder}'s and {@link RemoteFiles#publish}'s temporaries). */
-    private static final Pattern LEFTOVER = Pattern.compile("\\.iteration-\\d{6,}\\.(tmp|old)-.*");
+    /**
+     * Leftovers of a save that was killed: {@link AtomicFiles#replaceFolder}'s temporaries
+     * ({@code .iteration-N.RANDOM.tmp} / {@code .old}) and {@link RemoteFiles#publish}'s
+     * ({@code .iteration-N.tmp-UUID} / {@code .old-UUID}).
+     */
+    static final Pattern LEFTOVER = Pattern.compile("\\.iteration-\\d{6,}\\.([0-9a-z]+\\.(tmp|old)|(tmp|old)-.*)");
+
+    /** Complete checkpoints kept: the newest and the one before, to fall back on. */
+    static final int KEPT = 2;
 
     private final Folder dir;
     private final int every;
@@ -71,8 +80,9 @@ public final class Checkpointer implements StateSink {
     public void accept(LearnerState state) throws IOException {
         String target = String.format(Locale.ROOT, "iteration-%06d", state.iteration());
         dir.put(target, new Checkpoint(unaryKind, pairKind, settings, threads, dataHash, examplesHash, state));
+        List<String> keep = newestFirst(dir).stream().limit(KEPT).toList();
         for (String n : dir.names()) {
-            if ((NAME.matcher(n).matches() && !n.equals(target)) || LEFTOVER.matcher(n).matches()) dir.delete(n);
+            if ((NAME.matcher(n).matches() && !keep.contains(n)) || LEFTOVER.matcher(n).matches()) dir.delete(n);
         }
     }
 
@@ -99,35 +109,46 @@ public final class Checkpointer implements StateSink {
         }
     }
 
-    /** The newest complete checkpoint folder under {@code dir}. */
-    static Path latest(Path dir) {
-        return Path.of(new LocalFolder(dir).child(latest(new LocalFolder(dir))));
+    /** The checkpoint folders under {@code dir}, newest first (none: an error naming the folder). */
+    static List<Path> newestFirst(Path dir) {
+        LocalFolder f = new LocalFolder(dir);
+        return newestFirst(f).stream().map(n -> Path.of(f.child(n))).toList();
     }
 
-    /** The name of the newest complete checkpoint folder in {@code dir}. */
-    private static String latest(Folder dir) {
+    /** The names of the checkpoint folders in {@code dir}, newest first. */
+    private static List<String> newestFirst(Folder dir) {
         if (!dir.isFolder()) throw new BadInputException(dir + ": no such checkpoint folder");
-        String best = null;
-        long bestIt = -1;
-        for (String n : dir.names()) {
-            var m = NAME.matcher(n);
-            if (m.matches() && dir.isFolder(n) && Long.parseLong(m.group(1)) > bestIt) {
-                best = n;
-                bestIt = Long.parseLong(m.group(1));
-            }
-        }
-        if (best == null) throw new BadInputException(dir + ": not a structlr checkpoint (no " + Checkpoint.MANIFEST + ", no iteration-NNNNNN folder)");
-        return best;
+        List<String> names = new java.util.ArrayList<>();
+        for (String n : dir.names()) if (NAME.matcher(n).matches() && dir.isFolder(n)) names.add(n);
+        if (names.isEmpty()) throw new BadInputException(dir + ": not a structlr checkpoint (no " + Checkpoint.MANIFEST + ", no iteration-NNNNNN folder)");
+        names.sort(java.util.Comparator.comparingLong((String n) -> Long.parseLong(n.substring("iteration-".length()))).reversed());
+        return names;
     }
 
     /**
      * Loads the checkpoint at {@code uri} on a remote file system (a checkpoint folder, or the latest
      * of a folder this class writes into): copied into a local temporary folder, loaded by
      * {@link Checkpoint#load} (so the same format and checks), the copy deleted. Errors name the URI.
+     * When the newest checkpoint is damaged, the one before is loaded and {@code onFallback} told why.
      */
-    public static Checkpoint load(String uri, RemoteFiles fs) {
+    public static Checkpoint load(String uri, RemoteFiles fs, java.util.function.Consumer<String> onFallback) {
         RemoteFolder dir = new RemoteFolder(uri, fs);
-        String source = dir.exists(Checkpoint.MANIFEST) ? uri : dir.child(latest(dir));
+        if (dir.exists(Checkpoint.MANIFEST)) return loadRemote(uri, fs);
+        List<String> names = newestFirst(dir);
+        BadInputException newest = null;
+        for (String n : names.subList(0, Math.min(KEPT, names.size()))) {
+            try {
+                Checkpoint c = loadRemote(dir.child(n), fs);
+                if (newest != null) onFallback.accept(newest.getMessage() + "; resuming from the one before, " + dir.child(n));
+                return c;
+            } catch (BadInputException e) {
+                if (newest == null) newest = e;
+            }
+        }
+        throw newest;
+    }
+
+    private static Checkpoint loadRemote(String source, RemoteFiles fs) {
         Path tmp = null;
         try {
             tmp = Files.createTempDirectory("structlr-resume");

@@ -5,6 +5,7 @@ import java.util.ServiceLoader;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
 import org.structlr.data.DatasetSummary;
+import org.structlr.oracle.FunctionSpec;
 
 /**
  * Training on a cluster ({@code train --spark MASTER}): the same learning as {@link Training#train},
@@ -15,11 +16,17 @@ import org.structlr.data.DatasetSummary;
 public interface ClusterTraining {
 
     /**
-     * As {@link Training#train(Dataset, String, String, LearnSettings, int, LearnListener, LearnerState, StateSink)}, on
-     * {@code master}, with examples this machine holds (shipped to the cluster once).
+     * As {@link Training#train(Dataset, FunctionSpec, FunctionSpec, LearnSettings, int, LearnListener, LearnerState, StateSink)},
+     * on {@code master}, with examples this machine holds (shipped to the cluster once).
      */
-    Training.Outcome train(String master, Dataset data, String unaryKind, String pairKind, LearnSettings settings,
+    Training.Outcome train(String master, Dataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings,
                            int threads, LearnListener listener, LearnerState from, StateSink sink);
+
+    /** As {@link #train(String, Dataset, FunctionSpec, FunctionSpec, LearnSettings, int, LearnListener, LearnerState, StateSink)}, the classes' options at their defaults. */
+    default Training.Outcome train(String master, Dataset data, String unaryKind, String pairKind, LearnSettings settings,
+                                   int threads, LearnListener listener, LearnerState from, StateSink sink) {
+        return train(master, data, FunctionSpec.unary(unaryKind), FunctionSpec.pairwise(pairKind), settings, threads, listener, from, sink);
+    }
 
     /** A session on {@code master}: the cluster is joined when first needed and left on {@link Session#close}. */
     Session session(String master);
@@ -36,8 +43,14 @@ public interface ClusterTraining {
         ClusterDataset read(String location);
 
         /** As {@link ClusterTraining#train}, on a data set {@link #read} by this session. */
-        Training.Outcome train(ClusterDataset data, String unaryKind, String pairKind, LearnSettings settings, int threads,
+        Training.Outcome train(ClusterDataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads,
                                LearnListener listener, LearnerState from, StateSink sink);
+
+        /** As {@link #train(ClusterDataset, FunctionSpec, FunctionSpec, LearnSettings, int, LearnListener, LearnerState, StateSink)}, the classes' options at their defaults. */
+        default Training.Outcome train(ClusterDataset data, String unaryKind, String pairKind, LearnSettings settings, int threads,
+                                       LearnListener listener, LearnerState from, StateSink sink) {
+            return train(data, FunctionSpec.unary(unaryKind), FunctionSpec.pairwise(pairKind), settings, threads, listener, from, sink);
+        }
 
         @Override
         void close();

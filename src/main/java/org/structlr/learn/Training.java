@@ -19,6 +19,7 @@ import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.Oracle;
 import org.structlr.oracle.FunctionClass;
 import org.structlr.oracle.FunctionClasses;
+import org.structlr.oracle.FunctionSpec;
 import org.structlr.oracle.ScoreFunction;
 import org.structlr.oracle.ZeroScore;
 
@@ -86,27 +87,38 @@ public final class Training {
 
     public static Outcome train(Dataset data, String unaryKind, String pairKind, LearnSettings settings,
                                 int threads, LearnListener listener) {
-        return train(data, unaryKind, pairKind, settings, threads, listener, null, StateSink.NONE);
+        return train(data, FunctionSpec.unary(unaryKind), FunctionSpec.pairwise(pairKind), settings, threads, listener, null, StateSink.NONE);
+    }
+
+    /** As {@link #train(Dataset, FunctionSpec, FunctionSpec, LearnSettings, int, LearnListener, LearnerState, StateSink)}, the classes' options at their defaults. */
+    public static Outcome train(Dataset data, String unaryKind, String pairKind, LearnSettings settings,
+                                int threads, LearnListener listener, LearnerState from, StateSink sink) {
+        return train(data, FunctionSpec.unary(unaryKind), FunctionSpec.pairwise(pairKind), settings, threads, listener, from, sink);
+    }
+
+    public static Outcome train(Dataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings,
+                                int threads, LearnListener listener) {
+        return train(data, unary, pair, settings, threads, listener, null, StateSink.NONE);
     }
 
     /**
-     * As {@link #train(Dataset, String, String, LearnSettings, int, LearnListener)}, continuing
-     * from {@code from} (null: from the start; see {@link Checkpoint} for what must match) and
-     * handing {@code sink} the learner's state at the iterations it asks for.
+     * Trains the {@code unary} and {@code pair} function classes (with their options) on
+     * {@code data}, continuing from {@code from} (null: from the start; see {@link Checkpoint} for
+     * what must match) and handing {@code sink} the learner's state at the iterations it asks for.
      */
-    public static Outcome train(Dataset data, String unaryKind, String pairKind, LearnSettings settings,
+    public static Outcome train(Dataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings,
                                 int threads, LearnListener listener, LearnerState from, StateSink sink) {
-        checkApplicable(data, unaryKind, pairKind);
+        checkApplicable(data, unary.name(), pair.name());
         refuseVoid(data);
         List<String> types = pairTypeNames(data.numPairTypes());
         int L = data.numLabels();
         ExampleBatch train = new ExampleBatch(data.train(), L, types);
         ExampleBatch test = data.test().isEmpty() ? null : new ExampleBatch(data.test(), L, types);
         // unary: the settings' seed; pairwise type t: seed + 1 + t (as the built-ins always did)
-        Oracle unaryOracle = FunctionClasses.get(unaryKind).create(new FunctionClass.Context(true, data.unaryDim(), settings.seed(), threads));
+        Oracle unaryOracle = unary.create(data.unaryDim(), settings.seed(), threads);
         List<Oracle> pairOracles = new ArrayList<>();
         for (int t = 0; t < types.size(); t++) {
-            pairOracles.add(FunctionClasses.get(pairKind).create(new FunctionClass.Context(false, data.pairDim(), settings.seed() + 1 + t, threads)));
+            pairOracles.add(pair.create(data.pairDim(), settings.seed() + 1 + t, threads));
         }
         AlternatingLearner.Result r;
         try {
@@ -116,32 +128,32 @@ public final class Training {
             for (Oracle o : pairOracles) closeQuietly(o);
             closeQuietly(unaryOracle);
         }
-        return outcome(data, unaryKind, pairKind, settings, from, r);
+        return outcome(data, unary, pair, settings, from, r);
     }
 
     /**
      * The trained model and its report from a learner's result: what {@link #train} returns, shared
      * with learners that run elsewhere (the Spark learner of the {@code -Pspark} build).
      */
-    public static Outcome outcome(Dataset data, String unaryKind, String pairKind, LearnSettings settings,
+    public static Outcome outcome(Dataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings,
                                   LearnerState from, AlternatingLearner.Result r) {
-        return outcome(data.summary(), data.info(), Map.of(DATA_HASH, dataHash(data)), unaryKind, pairKind, settings, from, r);
+        return outcome(data.summary(), data.info(), Map.of(DATA_HASH, dataHash(data)), unary, pair, settings, from, r);
     }
 
     /**
-     * As {@link #outcome(Dataset, String, String, LearnSettings, LearnerState, AlternatingLearner.Result)}
+     * As {@link #outcome(Dataset, FunctionSpec, FunctionSpec, LearnSettings, LearnerState, AlternatingLearner.Result)}
      * for a data set read elsewhere: its summary, its {@link Dataset#INFO_FILE} contents and the
      * hashes known of it ({@link #DATA_HASH} and/or {@link #EXAMPLES_HASH}) for the provenance.
      */
-    public static Outcome outcome(DatasetSummary data, Map<String, Object> info, Map<String, String> hashes, String unaryKind,
-                                  String pairKind, LearnSettings settings, LearnerState from, AlternatingLearner.Result r) {
+    public static Outcome outcome(DatasetSummary data, Map<String, Object> info, Map<String, String> hashes, FunctionSpec unary,
+                                  FunctionSpec pair, LearnSettings settings, LearnerState from, AlternatingLearner.Result r) {
         List<String> types = pairTypeNames(data.numPairTypes());
         int L = data.numLabels();
         // A type never fitted (0 iterations) is the zero function.
-        ScoreFunction unary = r.unary() != null ? r.unary() : new ZeroScore(L);
-        List<ScoreFunction> pair = new ArrayList<>();
-        for (int t = 0; t < types.size(); t++) pair.add(r.pair().get(t) != null ? r.pair().get(t) : new ZeroScore(L * L));
-        Map<String, Object> s = settingsMap(unaryKind, pairKind, settings);
+        ScoreFunction unaryFunction = r.unary() != null ? r.unary() : new ZeroScore(L);
+        List<ScoreFunction> pairFunctions = new ArrayList<>();
+        for (int t = 0; t < types.size(); t++) pairFunctions.add(r.pair().get(t) != null ? r.pair().get(t) : new ZeroScore(L * L));
+        Map<String, Object> s = settingsMap(unary, pair, settings);
         Map<String, Object> prov = provenance(data, info, hashes, settings.seed());
         IterationRecord last = r.curve().isEmpty() ? null : r.curve().get(r.curve().size() - 1);
         if (last != null) {
@@ -154,7 +166,7 @@ public final class Training {
         prov.put("secondsInMessagePassing", r.passingSeconds());
         prov.put("secondsInEvaluation", r.evalSeconds());
         org.structlr.data.ClassTable classes = Dataset.classes(info, L, (data.root() == null ? "<data set>" : data.root()) + "/" + Dataset.INFO_FILE);
-        return new Outcome(new CrfModel(L, settings.eps(), data.unaryDim(), data.pairDim(), types, unary, pair, s, prov, classes),
+        return new Outcome(new CrfModel(L, settings.eps(), data.unaryDim(), data.pairDim(), types, unaryFunction, pairFunctions, s, prov, classes),
                 r.curve(), r.fitSeconds(), r.passingSeconds(), r.evalSeconds());
     }
 
@@ -168,11 +180,16 @@ public final class Training {
         }
     }
 
-    /** The settings a model records (model.json "settings"): the two classes and the learning settings. */
-    public static Map<String, Object> settingsMap(String unaryKind, String pairKind, LearnSettings settings) {
+    /**
+     * The settings a model records (model.json "settings"): the two classes, their option values
+     * ("unaryOptions", "pairwiseOptions": every option the class declares) and the learning settings.
+     */
+    public static Map<String, Object> settingsMap(FunctionSpec unary, FunctionSpec pair, LearnSettings settings) {
         Map<String, Object> s = new LinkedHashMap<>();
-        s.put("unary", FunctionClasses.canonical(unaryKind));
-        s.put("pairwise", FunctionClasses.canonical(pairKind));
+        s.put("unary", unary.name());
+        s.put("pairwise", pair.name());
+        s.put("unaryOptions", unary.options().values());
+        s.put("pairwiseOptions", pair.options().values());
         s.put("iterations", settings.iterations());
         s.put("eps", settings.eps());
         s.put("sweepsPerFit", settings.sweepsPerFit());

@@ -127,16 +127,25 @@ public final class CrfModel {
     }
 
     public static CrfModel load(Path dir) {
+        try {
+            return org.structlr.data.Reading.guard(dir, () -> loadChecked(dir));
+        } catch (IOException e) {
+            throw new BadInputException(dir, "cannot read: " + e.getMessage(), e);
+        }
+    }
+
+    private static CrfModel loadChecked(Path dir) {
         Path manifest = dir.resolve(MANIFEST);
         if (!Files.isDirectory(dir)) throw new BadInputException(dir, "no such model folder");
         if (!Files.isRegularFile(manifest)) throw new BadInputException(dir, "not a structlr model (no " + MANIFEST + ")");
         JsonNode m;
         try {
+            org.structlr.data.InputLimits.JSON_BYTES.check(manifest, Files.size(manifest), "model manifest");
             m = JSON.readTree(manifest.toFile());
         } catch (IOException e) {
             throw new BadInputException(manifest, "unreadable model manifest: " + e.getMessage());
         }
-        if (m == null || !FORMAT.equals(m.path("format").asText())) throw new BadInputException(manifest, "not a structlr model manifest");
+        if (m == null || !m.isObject() || !FORMAT.equals(m.path("format").asText())) throw new BadInputException(manifest, "not a structlr model manifest");
         if (m.path("version").asInt(-1) != VERSION) {
             throw new BadInputException(manifest, "model format version " + m.path("version") + " is not supported (this build reads " + VERSION + ")");
         }
@@ -159,26 +168,48 @@ public final class CrfModel {
                 if (got == null) throw new BadInputException(dir.resolve(e.getKey()), "missing from the model folder");
                 if (!got.equals(e.getValue())) throw new BadInputException(dir.resolve(e.getKey()), "checksum mismatch: the model file is corrupted or was changed");
             }
-            ScoreFunction unary = ScoreFunctions.load(dir.resolve("unary"));
-            List<String> names = new ArrayList<>();
+            ManifestFields f = ManifestFields.check(manifest, m);
+            ScoreFunction unary = ScoreFunctions.load(inside(dir, "unary", manifest));
+            f.checkFunction(manifest, unary, "unary", f.numLabels(), f.unaryFeatures());
             List<ScoreFunction> pair = new ArrayList<>();
-            for (JsonNode t : m.path("pairTypes")) {
-                names.add(t.path("name").asText());
-                pair.add(ScoreFunctions.load(dir.resolve(t.path("folder").asText())));
+            for (int t = 0; t < f.pairNames().size(); t++) {
+                ScoreFunction g = ScoreFunctions.load(inside(dir, f.pairFolders().get(t), manifest));
+                f.checkFunction(manifest, g, "pairwise type '" + f.pairNames().get(t) + "'", f.numLabels() * f.numLabels(), f.pairFeatures());
+                pair.add(g);
             }
             @SuppressWarnings("unchecked")
             Map<String, Object> settings = JSON.treeToValue(m.path("settings"), Map.class);
             @SuppressWarnings("unchecked")
             Map<String, Object> prov = JSON.treeToValue(m.path("provenance"), Map.class);
-            int numLabels = m.path("numLabels").asInt();
+            int numLabels = f.numLabels();
             // models saved before class tables have none: classes "0".."L-1"
             ClassTable classes = m.has("classes") ? ClassTable.fromJson(m.get("classes"), manifest.toString(), null)
                     .requireClasses(numLabels, manifest.toString()) : ClassTable.numbered(Math.max(2, numLabels), ClassTable.DEFAULT_VOID);
-            return new CrfModel(numLabels, m.path("eps").asDouble(), m.path("unaryFeatures").asInt(),
-                    m.path("pairFeatures").asInt(), names, unary, pair, settings, prov, classes);
+            return new CrfModel(numLabels, f.eps(), f.unaryFeatures(), f.pairFeatures(), f.pairNames(), unary, pair,
+                    settings == null ? Map.of() : settings, prov == null ? Map.of() : prov, classes);
         } catch (IOException e) {
             throw new BadInputException(dir, "cannot load model: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * {@code dir/name} when {@code name} is a plain relative path that stays inside the model folder,
+     * also after symbolic links are followed: a manifest naming "../x" or "/etc" would load files no
+     * checksum covers.
+     */
+    static Path inside(Path dir, String name, Path manifest) throws IOException {
+        if (name.isEmpty() || name.startsWith("/") || name.startsWith("\\") || name.contains(":")) {
+            throw new BadInputException(manifest, "folder '" + name + "' is not a relative path inside the model folder");
+        }
+        Path base = dir.toAbsolutePath().normalize();
+        Path p = base.resolve(name).normalize();
+        if (!p.startsWith(base) || p.equals(base)) {
+            throw new BadInputException(manifest, "folder '" + name + "' leads outside the model folder");
+        }
+        if (Files.exists(p) && !p.toRealPath().startsWith(base.toRealPath())) {
+            throw new BadInputException(manifest, "folder '" + name + "' leads outside the model folder (through a link)");
+        }
+        return p;
     }
 
     /** SHA-256 of the manifest's JSON as this class writes it (the field {@value #MANIFEST_SHA} left out). */

@@ -15,11 +15,28 @@ import java.util.Set;
  * list the class in {@code META-INF/services/org.structlr.oracle.FunctionClass} of your jar, or call
  * {@link FunctionClasses#register} (for code that cannot ship a services file, such as a notebook).
  * Then {@code train --unary NAME}, {@code CrfModel.load}, checkpoints and {@code export} all know it.
+ * Settings a user may change are declared by {@link #options()} and read in {@link #create} from
+ * {@link Context#options()}.
  */
 public interface FunctionClass {
 
-    /** What an oracle is made for. {@code featureWidth} is the factor type's feature width D. */
-    record Context(boolean unary, int featureWidth, long seed, int threads) {}
+    /**
+     * What an oracle is made for: a unary ({@code unary}) or pairwise factor type with features of
+     * width D = {@code featureWidth}, the seed of its random choices, its thread count, and the values
+     * of the class's {@link #options()} ({@code options.get(OPTION)}).
+     */
+    record Context(boolean unary, int featureWidth, long seed, int threads, ClassOptions options) {
+        public Context {
+            java.util.Objects.requireNonNull(options, "options");
+            if (options.unary() != unary) throw new IllegalArgumentException("options for a " + (options.unary() ? "unary" : "pairwise")
+                    + " type given to a " + (unary ? "unary" : "pairwise") + " one");
+        }
+
+        /** Every option at its default. */
+        public Context(boolean unary, int featureWidth, long seed, int threads) {
+            this(unary, featureWidth, seed, threads, ClassOptions.none(unary));
+        }
+    }
 
     /** Where and under which names an exported function is written. */
     record ExportTarget(Path dir, String stem, String name, int numClasses, int featureWidth) {}
@@ -36,7 +53,19 @@ public interface FunctionClass {
      */
     default void checkApplicable(boolean unary, int featureWidth) {}
 
-    /** A fresh oracle; {@code context.seed()} fixes every random choice it makes. */
+    /**
+     * The settings of this class a user may change ({@code --unary-option NAME=VALUE}), beyond the
+     * seed and thread count: names, defaults, help and checks. Their values reach {@link #create}
+     * in {@link Context#options()}, checked; models and checkpoints record them. None by default.
+     */
+    default java.util.List<ClassOption<?>> options() {
+        return java.util.List.of();
+    }
+
+    /**
+     * A fresh oracle; {@code context.seed()} fixes every random choice it makes. Its
+     * {@link Oracle#describe()} names every setting that changes a fit, option values included.
+     */
     Oracle create(Context context);
 
     /** The {@link ScoreFunction#kind()} tags of the functions this class's oracles return (and {@link #load} reads). */

@@ -12,6 +12,9 @@ public interface Oracle {
 
     ScoreFunction fit(BiasedLogisticProblem problem, ScoreFunction previous);
 
-    /** A one-line description of the oracle and its settings. */
+    /**
+     * One line naming the oracle and every setting that changes what it fits (its class's option
+     * values among them; the seed aside): reports print it and models record it.
+     */
     String describe();
 }

@@ -11,6 +11,7 @@ import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.StateSink;
 import org.structlr.learn.Training;
+import org.structlr.oracle.FunctionSpec;
 
 /**
  * The fully convolutional unary on Spark ({@link FcnFits}): whole images stay in the partitions,
@@ -57,14 +58,9 @@ class SparkFcnTest {
     void fcnLinearAveragedOnLocal2DescendsAndMatchesOneMachine() {
         Dataset noisy = new DenoisingGenerator(2.0, false).generate(8, 8, 16, 16, 77);
         LearnSettings ten = iterations(10);
-        Training.Outcome one, spark;
-        System.setProperty("structlr.fcn.batch", "1");
-        try {
-            one = Training.train(noisy, "fcn", "linear", ten, 1, LearnListener.NONE);
-            spark = new SparkTraining().train("local[2]", noisy, "fcn", "linear", ten, 1, LearnListener.NONE, null, StateSink.NONE);
-        } finally {
-            System.clearProperty("structlr.fcn.batch");
-        }
+        FunctionSpec fcn = FunctionSpec.unary("fcn", java.util.Map.of("batch", "1")), linear = FunctionSpec.pairwise("linear");
+        Training.Outcome one = Training.train(noisy, fcn, linear, ten, 1, LearnListener.NONE);
+        Training.Outcome spark = new SparkTraining().train("local[2]", noisy, fcn, linear, ten, 1, LearnListener.NONE, null, StateSink.NONE);
         for (int k = 1; k < spark.curve().size(); k++) {
             assertTrue(spark.curve().get(k).objective() <= spark.curve().get(k - 1).objective() * (1 + 1e-6),
                     "objective rose at iteration " + (k + 1) + ": " + spark.curve().get(k - 1).objective() + " -> " + spark.curve().get(k).objective());

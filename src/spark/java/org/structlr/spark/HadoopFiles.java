@@ -119,15 +119,31 @@ public final class HadoopFiles implements RemoteFiles {
         if (fs instanceof org.apache.hadoop.fs.LocalFileSystem lfs) fs = lfs.getRaw();
         org.apache.hadoop.fs.Path tmp = new org.apache.hadoop.fs.Path(target.getParent(), "." + target.getName() + ".tmp-" + UUID.randomUUID());
         FileSystem localFs = FileSystem.getLocal(configuration()).getRaw();
+        boolean keepTmp = false;
         try {
             if (!FileUtil.copy(localFs, new org.apache.hadoop.fs.Path(local.toAbsolutePath().toUri()), fs, tmp, false, true, fs.getConf())) {
                 throw new IOException("copy to " + tmp + " failed");
             }
-            // replace: the old output goes only once the new one is complete (HDFS rename is atomic; an object store's is a copy)
-            if (fs.exists(target) && !fs.delete(target, true)) throw new IOException("cannot remove the previous " + target);
-            if (!fs.rename(tmp, target)) throw new IOException("cannot rename " + tmp + " to " + target);
+            // the old output stays until the new one is in place: moved aside, the new one renamed in,
+            // the old one deleted last (put back when the rename fails). HDFS renames are atomic; an
+            // object store's are copies, still never leaving the target without one complete output.
+            if (!fs.exists(target)) {
+                if (!fs.rename(tmp, target)) throw new IOException("cannot rename " + tmp + " to " + target);
+                return;
+            }
+            org.apache.hadoop.fs.Path old = new org.apache.hadoop.fs.Path(target.getParent(), "." + target.getName() + ".old-" + UUID.randomUUID());
+            if (!fs.rename(target, old)) throw new IOException("cannot move the previous " + target + " aside");
+            if (!fs.rename(tmp, target)) {
+                if (!fs.rename(old, target)) {
+                    keepTmp = true;
+                    throw new IOException("cannot rename " + tmp + " to " + target + ", nor put the previous output back from " + old
+                            + "; both are kept");
+                }
+                throw new IOException("cannot rename " + tmp + " to " + target + " (the previous output is kept)");
+            }
+            fs.delete(old, true);   // a leftover .old-* sibling is no reason to fail a published output
         } finally {
-            if (fs.exists(tmp)) fs.delete(tmp, true);
+            if (!keepTmp && fs.exists(tmp)) fs.delete(tmp, true);
         }
     }
 }

@@ -24,6 +24,7 @@ import org.structlr.learn.LearnSettings;
 import org.structlr.learn.LearnerState;
 import org.structlr.learn.StateSink;
 import org.structlr.learn.Training;
+import org.structlr.oracle.FunctionSpec;
 import org.structlr.oracle.Oracle;
 
 /**
@@ -47,14 +48,14 @@ public final class SparkTraining implements ClusterTraining {
     static final String LINEAGE_ON_DRIVER = "driver";
 
     @Override
-    public Training.Outcome train(String master, Dataset data, String unaryKind, String pairKind, LearnSettings settings,
+    public Training.Outcome train(String master, Dataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings,
                                   int threads, LearnListener listener, LearnerState from, StateSink sink) {
-        Training.checkApplicable(data, unaryKind, pairKind);
+        Training.checkApplicable(data, unary.name(), pair.name());
         try (Session s = new Session(master)) {
-            AlternatingLearner.Result r = s.learn(data.summary(), unaryKind, pairKind, settings, threads,
+            AlternatingLearner.Result r = s.learn(data.summary(), unary, pair, settings, threads,
                     learner -> learner.train(data.train(), data.test(), data.numLabels(), Training.pairTypeNames(data.numPairTypes()),
                             data.unaryDim(), data.pairDim(), from, listener, sink));
-            return Training.outcome(data, unaryKind, pairKind, settings, from, r);
+            return Training.outcome(data, unary, pair, settings, from, r);
         }
     }
 
@@ -145,26 +146,26 @@ public final class SparkTraining implements ClusterTraining {
         }
 
         @Override
-        public Training.Outcome train(ClusterDataset data, String unaryKind, String pairKind, LearnSettings settings, int threads,
+        public Training.Outcome train(ClusterDataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads,
                                       LearnListener listener, LearnerState from, StateSink sink) {
             if (!(data instanceof ReadDataset d)) throw new IllegalArgumentException("not a data set read by this session");
             DatasetSummary s = d.summary();
-            Training.checkApplicable(s, unaryKind, pairKind);
-            AlternatingLearner.Result r = learn(s, unaryKind, pairKind, settings, threads,
+            Training.checkApplicable(s, unary.name(), pair.name());
+            AlternatingLearner.Result r = learn(s, unary, pair, settings, threads,
                     learner -> learner.train(d.data(), s.numLabels(), Training.pairTypeNames(s.numPairTypes()), s.unaryDim(), s.pairDim(),
                             from, listener, sink));
-            return Training.outcome(s, d.info(), Map.of(Training.EXAMPLES_HASH, d.examplesHash()), unaryKind, pairKind, settings, from, r);
+            return Training.outcome(s, d.info(), Map.of(Training.EXAMPLES_HASH, d.examplesHash()), unary, pair, settings, from, r);
         }
 
         /** Runs {@code body} with a learner for these classes on this session's context, the oracles closed after. */
-        AlternatingLearner.Result learn(DatasetSummary data, String unaryKind, String pairKind, LearnSettings settings, int threads,
+        AlternatingLearner.Result learn(DatasetSummary data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads,
                                         java.util.function.Function<SparkLearner, AlternatingLearner.Result> body) {
             List<String> types = Training.pairTypeNames(data.numPairTypes());
             JavaSparkContext sc = context();
-            Oracle unaryOracle = org.structlr.oracle.FunctionClasses.get(unaryKind).create(new org.structlr.oracle.FunctionClass.Context(true, data.unaryDim(), settings.seed(), threads));
+            Oracle unaryOracle = unary.create(data.unaryDim(), settings.seed(), threads);
             List<Oracle> pairOracles = new ArrayList<>();
             try {
-                for (int t = 0; t < types.size(); t++) pairOracles.add(org.structlr.oracle.FunctionClasses.get(pairKind).create(new org.structlr.oracle.FunctionClass.Context(false, data.pairDim(), settings.seed() + 1 + t, threads)));
+                for (int t = 0; t < types.size(); t++) pairOracles.add(pair.create(data.pairDim(), settings.seed() + 1 + t, threads));
                 return body.apply(new SparkLearner(sc, settings, unaryOracle, pairOracles, partitions, cutEvery,
                         !LINEAGE_ON_DRIVER.equals(sc.getConf().get(LINEAGE_DIR, null)) && sc.sc().getCheckpointDir().isDefined()));
             } finally {

@@ -147,29 +147,52 @@ class CheckpointTest {
     @Test
     void corruptedCheckpointIsRefusedNamingTheFile() throws IOException {
         Path ck = checkpoint();
-        Path latest = ck.resolve("iteration-000002");
+        assertEquals(List.of("iteration-000001", "iteration-000002"), TrainPredictCommandTest.list(ck), "the two newest are kept");
+        Path latest = ck.resolve("iteration-000002"), before = ck.resolve("iteration-000001");
         List<Path> files = files(latest);
         assertTrue(files.size() >= 6, "functions, messages, curve and manifest: " + files);
+        assertEquals(files, files(before));
         for (Path rel : files) {
-            Path f = latest.resolve(rel.toString());
-            byte[] orig = Files.readAllBytes(f);
-            byte[] bad = orig.clone();
-            bad[bad.length / 2] ^= 0x01;
-            Files.write(f, bad);
+            // the same file damaged in both checkpoints: refused, naming the newest's
+            Path f = latest.resolve(rel.toString()), g = before.resolve(rel.toString());
+            byte[] orig = Files.readAllBytes(f), origG = Files.readAllBytes(g);
+            Files.write(f, flip(orig));
+            Files.write(g, flip(origG));
             Path out = tmp.resolve("M");
             TrainPredictCommandTest.Run r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(),
                     "--iterations", "3", "--quiet", "--output", out.toString());
             TrainPredictCommandTest.assertUsageError(r, f.toString());
             assertFalse(Files.exists(out), "no model written");
             Files.write(f, orig);
+            Files.write(g, origG);
         }
-        // intact again: resumes, and goes on checkpointing into the same folder
+        // only the newest damaged: resumes from the one before, saying so
+        Path f = latest.resolve(CheckpointTest.MESSAGES);
+        byte[] orig = Files.readAllBytes(f);
+        Files.write(f, flip(orig));
+        TrainPredictCommandTest.Run fallback = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(),
+                "--iterations", "2", "--quiet");
+        assertEquals(0, fallback.code(), fallback.err());
+        assertTrue(fallback.err().startsWith("warning: " + f + ": checksum mismatch"), fallback.err());
+        assertTrue(fallback.err().contains("resuming from the one before, " + before), fallback.err());
+        assertEquals(1, Checkpoint.load(ck, note -> { }).state().iteration());
+        Files.write(f, orig);
+        // intact again: resumes from the newest, and goes on checkpointing into the same folder
         TrainPredictCommandTest.Run r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(),
                 "--iterations", "3", "--quiet", "--checkpoint", ck.toString());
         assertEquals(0, r.code(), r.err());
-        assertEquals(List.of("iteration-000003"), TrainPredictCommandTest.list(ck));
+        assertEquals("", r.err());
+        assertEquals(List.of("iteration-000002", "iteration-000003"), TrainPredictCommandTest.list(ck));
         assertEquals(3, Checkpoint.load(ck).state().iteration());
         assertEquals(3, Checkpoint.load(ck).settings().iterations());
+    }
+
+    static final String MESSAGES = "messages.npz";
+
+    static byte[] flip(byte[] orig) {
+        byte[] bad = orig.clone();
+        bad[bad.length / 2] ^= 0x01;
+        return bad;
     }
 
     @Test
@@ -192,5 +215,18 @@ class CheckpointTest {
         r = TrainPredictCommandTest.run(args("train", "--data", data.toString(), "--iterations", "1", "--checkpoint", photos.toString()));
         TrainPredictCommandTest.assertUsageError(r, photos.toString(), "not a structlr checkpoint");
         assertEquals(List.of(Path.of("keep.txt")), files(photos));
+    }
+
+    /** A save killed part way leaves a temporary sibling: the next run into the same folder deletes it and goes on. */
+    @Test
+    void leftoversOfAKilledSaveAreCleanedUp() throws IOException {
+        Path ck = checkpoint();
+        Files.createDirectories(ck.resolve(".iteration-000003.k2x9q7.tmp").resolve("unary"));   // AtomicFiles.replaceFolder's name
+        Files.createDirectories(ck.resolve(".iteration-000003.tmp-5f0c1a"));                     // HadoopFiles.publish's
+        assertTrue(org.structlr.learn.CheckpointerAccess.isLeftover(".iteration-000003.k2x9q7.tmp"));
+        TrainPredictCommandTest.Run r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(),
+                "--iterations", "3", "--quiet", "--checkpoint", ck.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("iteration-000002", "iteration-000003"), TrainPredictCommandTest.list(ck));
     }
 }

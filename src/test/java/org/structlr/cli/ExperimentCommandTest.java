@@ -178,7 +178,8 @@ class ExperimentCommandTest {
     @Test
     void singlePairWritesReportCurveModelAndFigures() throws IOException {
         Path out = tmp.resolve("single");
-        Run r = run(args(List.of("experiment", "denoise", "--unary", "linear", "--pairwise", "const", "--out", out.toString()), TINY));
+        Run r = run(args(List.of("experiment", "denoise", "--unary", "linear", "--pairwise", "const", "--unary-option", "tolerance=1e-4",
+                "--out", out.toString()), TINY));
         assertEquals(0, r.code(), r.err());
         JsonNode rep = JSON.readTree(out.resolve("report.json").toFile());
         assertEquals("linear", rep.path("unary").asText());
@@ -191,6 +192,7 @@ class ExperimentCommandTest {
         assertSize(out.resolve("predictions.png"), d.width, d.height);
         assertSize(out.resolve("functions.png"), FunctionFigure.WIDTH, FunctionFigure.HEIGHT);
         assertEquals("linear", CrfModel.load(out.resolve("model")).settings().get("unary"));
+        assertEquals(1e-4, ((java.util.Map<?, ?>) CrfModel.load(out.resolve("model")).settings().get("unaryOptions")).get("tolerance"));
     }
 
     /** A tiny horse-like data set: 42 unary features (1, RGB, ...), 3 edge features, two edge types. */
@@ -331,6 +333,8 @@ class ExperimentCommandTest {
                 {"experiment", "denoise", "--iterations", "-1", "--out", out.toString()},
                 {"experiment", "horses", "--out", out.toString()},
                 {"experiment", "denoise", "--resume", "--out", out.toString()},
+                {"experiment", "denoise", "--table", "--kinds", "zero,linear", "--unary-option", "tolerance=1", "--out", out.toString()},
+                {"experiment", "denoise", "--pairwise", "boost", "--pairwise-option", "hessian=half", "--out", out.toString()},
                 {"experiment"}}) {
             Run r = run(a);
             assertEquals(2, r.code(), String.join(" ", a) + ": " + r.err());

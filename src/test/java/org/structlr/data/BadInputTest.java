@@ -318,4 +318,24 @@ class BadInputTest {
         BadInputException e = assertThrows(BadInputException.class, () -> ds.write(out));
         assertTrue(e.getMessage().contains("already holds"), e.getMessage());
     }
+
+    /** Label and edge-type counts size every table (L*L) and the oracles (one per type): bounded before use. */
+    @Test
+    void labelAndEdgeTypeCountsAreBounded() throws IOException {
+        assertBad(file("many_labels", m -> m.put("num_labels", NpyArray.scalarInt(46_341))),
+                "num_labels of 46341 labels exceeds the limit of 4096 labels", "-Dstructlr.limit.labels");
+        // without num_labels, the largest label decides L
+        assertBad(file("big_label", m -> {
+            m.remove("num_labels");
+            m.put("labels", NpyArray.ofInts(new int[] {0, 1, 2_000_000_000, 0}, 4));
+        }), "label 2000000000 of variable 2 asks for a label count of 2000000001 labels exceeds the limit");
+        assertBad(file("many_types", m -> m.put("edge_type", NpyArray.ofInts(new int[] {0, 0, 1, 999_999}, 4))),
+                "edge_type 999999 of edge 3 asks for a type count of 1000000 edge types exceeds the limit of 4096", "-Dstructlr.limit.edgeTypes");
+        System.setProperty("structlr.limit.edgeTypes", "2000000");
+        try {
+            assertEquals(4, ExampleIO.read(tmp.resolve("many_types.npz")).numEdges(), "raised, it reads");
+        } finally {
+            System.clearProperty("structlr.limit.edgeTypes");
+        }
+    }
 }

@@ -32,6 +32,7 @@ import org.structlr.model.CrfModel;
 import org.structlr.model.ModelExport;
 import org.structlr.oracle.FunctionClass;
 import org.structlr.oracle.FunctionClasses;
+import org.structlr.oracle.FunctionSpec;
 import org.structlr.oracle.ScoreFunction;
 
 /**
@@ -136,6 +137,57 @@ class FunctionClassRegistryTest {
         assertEquals(2, r.code());
         assertTrue(r.err().contains("unknown function class 'forest'; expected one of zero, const, linear, mlp, boost, cnn"), r.err());
         assertTrue(r.err().contains("gd-linear"), r.err());
+        assertTrue(Files.notExists(tmp.resolve("m")));
+    }
+
+    /**
+     * A user's class declares options like the built-ins: given on the CLI they reach its oracle
+     * (the model is the Java entry point's with the same options and differs from the defaults'),
+     * the model records every option's value, {@code classes} lists them, and a bad one is one
+     * clear error (exit 2, nothing written).
+     */
+    @Test
+    void aUserClassDeclaresOptionsThatReachItsOracleAndAreRecorded(@TempDir Path tmp) throws Exception {
+        Dataset data = data();
+        Path dataDir = tmp.resolve("data");
+        ExampleIO.writeDataset(dataDir, data);
+        Path model = tmp.resolve("model");
+        Run r = run(concat(new String[]{"train", "--data", dataDir.toString(), "--unary", "gd-linear", "--pairwise", "gd-linear",
+                "--unary-option", "steps=3", "--pairwise-option", "step=0.25", "--pairwise-option", "lambda=0.5",
+                "--output", model.toString()}, FAST));
+        assertEquals(0, r.code(), r.err());
+        FunctionSpec u = FunctionSpec.unary("gd-linear", java.util.Map.of("steps", "3"));
+        FunctionSpec p = FunctionSpec.pairwise("gd-linear", java.util.Map.of("step", "0.25", "lambda", "0.5"));
+        Training.Outcome direct = Training.train(data, u, p, SETTINGS, 1, LearnListener.NONE);
+        Training.Outcome defaults = Training.train(data, "gd-linear", "gd-linear", SETTINGS, 1, LearnListener.NONE);
+        CrfModel loaded = CrfModel.load(model);
+        INDArray xu = features(data.unaryDim(), 1), xp = features(data.pairDim(), 2);
+        assertClose(direct.model().unary().scores(xu), loaded.unary().scores(xu), 1e-9);
+        assertClose(direct.model().pair().get(0).scores(xp), loaded.pair().get(0).scores(xp), 1e-9);
+        double moved = defaults.model().unary().scores(xu).sub(loaded.unary().scores(xu)).amaxNumber().doubleValue();
+        assertTrue(moved > 1e-3, "3 steps instead of 40 must change the unary function; moved " + moved);
+        assertEquals(java.util.Map.of("step", 1.0, "steps", 3, "lambda", 1e-4), loaded.settings().get("unaryOptions"));
+        assertEquals(java.util.Map.of("step", 0.25, "steps", 40, "lambda", 0.5), loaded.settings().get("pairwiseOptions"));
+
+        Run listed = run("classes");
+        assertEquals(0, listed.code(), listed.err());
+        assertTrue(listed.out().contains("gd-linear: linear, plain gradient descent"), listed.out());
+        assertTrue(listed.out().contains("  step (a number > 0; default 1.0 unary, 0.5 pairwise): gradient step"), listed.out());
+
+        Run bad = run(concat(new String[]{"train", "--data", dataDir.toString(), "--unary", "gd-linear", "--unary-option", "stpes=3",
+                "--output", tmp.resolve("m").toString()}, FAST));
+        assertEquals(2, bad.code());
+        assertTrue(bad.err().startsWith("error: option '--unary-option': gd-linear has no option 'stpes'; its options:"), bad.err());
+        assertTrue(bad.err().contains("steps (an integer >= 1; default 40): gradient steps per fit"), bad.err());
+        Run badValue = run(concat(new String[]{"train", "--data", dataDir.toString(), "--pairwise", "gd-linear", "--pairwise-option",
+                "lambda=-1", "--output", tmp.resolve("m").toString()}, FAST));
+        assertEquals(2, badValue.code());
+        assertTrue(badValue.err().contains("error: option '--pairwise-option': gd-linear option 'lambda': must be a finite number >= 0, got -1"),
+                badValue.err());
+        Run noOptions = run(concat(new String[]{"train", "--data", dataDir.toString(), "--unary", "zero", "--unary-option", "steps=3",
+                "--output", tmp.resolve("m").toString()}, FAST));
+        assertEquals(2, noOptions.code());
+        assertTrue(noOptions.err().contains("error: option '--unary-option': zero has no options (given 'steps')"), noOptions.err());
         assertTrue(Files.notExists(tmp.resolve("m")));
     }
 

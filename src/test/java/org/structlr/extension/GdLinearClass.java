@@ -5,11 +5,13 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.oracle.BiasedLogisticProblem;
+import org.structlr.oracle.ClassOption;
 import org.structlr.oracle.FunctionClass;
 import org.structlr.oracle.FunctionExport;
 import org.structlr.oracle.nn.NetworkExport;
@@ -29,7 +31,18 @@ public class GdLinearClass implements FunctionClass {
 
     @Override public String name() { return NAME; }
     @Override public String description() { return "linear, plain gradient descent (a test-only class)"; }
-    @Override public Oracle create(Context c) { return new GdOracle(c.unary() ? 1.0 : 0.5, 40, 1e-4); }
+
+    /** Options a user's class declares like the built-ins: the step (a default per role), the step count, lambda. */
+    static final ClassOption<Double> STEP = ClassOption.real("step", 1.0, 0.5, 0, true, "gradient step");
+    static final ClassOption<Integer> STEPS = ClassOption.integer("steps", 40, 1, "gradient steps per fit");
+    static final ClassOption<Double> LAMBDA = ClassOption.real("lambda", 1e-4, 0, false, "L2 penalty on W");
+
+    @Override public List<ClassOption<?>> options() { return List.of(STEP, STEPS, LAMBDA); }
+
+    @Override
+    public Oracle create(Context c) {
+        return new GdOracle(c.options().get(STEP), c.options().get(STEPS), c.options().get(LAMBDA));
+    }
     @Override public Set<String> kinds() { return Set.of(NAME); }
 
     @Override
@@ -132,7 +145,7 @@ public class GdLinearClass implements FunctionClass {
 
         @Override
         public String describe() {
-            return NAME + ", " + steps + " steps of " + step;
+            return NAME + ", " + steps + " steps of " + step + ", lambda " + lambda;
         }
     }
 }

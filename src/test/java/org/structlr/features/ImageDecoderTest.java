@@ -214,7 +214,7 @@ class ImageDecoderTest {
     void pixelLimitIsCheckedFromTheHeaderBeforeDecoding() throws IOException {
         Path giant = tmp.resolve("giant.png");
         Files.write(giant, pngHeader(100_000, 100_000));   // 10^10 pixels in 33 bytes
-        assertBad(giant, () -> ImageDecoder.decode(giant, 3), "image of 100000x100000", "exceeds the limit", "structlr.limit.imagePixels");
+        assertBad(giant, () -> ImageDecoder.decode(giant, 3), "image (100000x100000) of 10000000000 pixels exceeds the limit", "structlr.limit.imagePixels");
         // within the limit but not there: a clear decoding error, not the limit
         Path small = tmp.resolve("small.png");
         Files.write(small, pngHeader(20, 20));
@@ -224,7 +224,7 @@ class ImageDecoderTest {
         Files.write(real, png(ramp(4, 6)));
         System.setProperty("structlr.limit.imagePixels", "23");
         try {
-            assertBad(real, () -> ImageDecoder.decode(real, 3), "image of 6x4", "24 pixels", "limit of 23 pixels");
+            assertBad(real, () -> ImageDecoder.decode(real, 3), "image (6x4) of 24 pixels exceeds the limit of 23 pixels");
             System.setProperty("structlr.limit.imagePixels", "24");
             assertEquals(4, ImageDecoder.decode(real, 3).height());
         } finally {

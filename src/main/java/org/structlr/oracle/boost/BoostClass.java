@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
+import org.structlr.oracle.ClassOption;
 import org.structlr.oracle.FunctionClass;
 import org.structlr.oracle.Oracle;
 import org.structlr.oracle.ScoreFunction;
@@ -14,7 +16,18 @@ import org.structlr.oracle.ScoreFunction;
 public final class BoostClass implements FunctionClass {
     @Override public String name() { return "boost"; }
     @Override public String description() { return "boosted regression trees (XGBoost4J)"; }
-    @Override public Oracle create(Context c) { return new BoostOracle(Math.max(1, c.threads()), c.seed()); }
+
+    static final ClassOption<String> HESSIAN = ClassOption.choice("hessian", BoostOracle.DEFAULT_HESSIAN.cliName(),
+            java.util.Arrays.stream(BoostOracle.Hessian.values()).map(BoostOracle.Hessian::cliName).toList(),
+            "per-class Hessian p(1-p) (newton: the Newton step) or 2p(1-p) (xgboost: XGBoost's multi:softprob)");
+
+    @Override public List<ClassOption<?>> options() { return List.of(HESSIAN); }
+
+    @Override
+    public Oracle create(Context c) {
+        return new BoostOracle(Math.max(1, c.threads()), c.seed(), BoostOracle.Hessian.parse(c.options().get(HESSIAN)));
+    }
+
     @Override public Set<String> kinds() { return Set.of(BoostScore.KIND); }
     @Override public ScoreFunction load(Path dir, JsonNode meta) throws IOException { return BoostScore.load(dir, meta); }
 

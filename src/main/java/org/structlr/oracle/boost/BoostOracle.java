@@ -29,7 +29,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * <pre>
  *   grad_nc = p_nc - [y_n = c]          hess_nc = max(s * p_nc (1 - p_nc), 1e-16)
  * </pre>
- * where s is the {@link Hessian} setting: s = 1 is the diagonal of the softmax loss's Hessian, so a
+ * where s is the {@link Hessian} setting (the class option {@code hessian}): s = 1 is the diagonal of the softmax loss's Hessian, so a
  * leaf's value -eta * G / (H + lambda) is the Newton step DESIGN §1 asks for; s = 2 is XGBoost's own
  * multi:softprob Hessian (a half Newton step). Settings, all fixed here except the Hessian:
  * <ul>
@@ -98,12 +98,6 @@ public final class BoostOracle implements Oracle, AutoCloseable {
     /** The default Hessian (chosen by the comparison in docs/wave2/cleanup.md). */
     public static final Hessian DEFAULT_HESSIAN = Hessian.NEWTON;
 
-    /**
-     * The JVM property that overrides the default Hessian for every oracle the CLI creates
-     * ({@code java -Dstructlr.boost.hessian=xgboost -jar ...}); read once per oracle.
-     */
-    public static final String HESSIAN_PROPERTY = "structlr.boost.hessian";
-
     private final int nthread;
     private final Hessian hessian;
     private final long seed;
@@ -129,9 +123,9 @@ public final class BoostOracle implements Oracle, AutoCloseable {
         this(Runtime.getRuntime().availableProcessors(), 12345L);
     }
 
-    /** The default Hessian, or the one named by the {@value #HESSIAN_PROPERTY} JVM property. */
+    /** The default Hessian. */
     public BoostOracle(int nthread, long seed) {
-        this(nthread, seed, hessianFromProperty());
+        this(nthread, seed, DEFAULT_HESSIAN);
     }
 
     public BoostOracle(int nthread, long seed, Hessian hessian) {
@@ -139,11 +133,6 @@ public final class BoostOracle implements Oracle, AutoCloseable {
         this.nthread = nthread;
         this.seed = seed;
         this.hessian = java.util.Objects.requireNonNull(hessian, "hessian");
-    }
-
-    static Hessian hessianFromProperty() {
-        String v = System.getProperty(HESSIAN_PROPERTY);
-        return v == null || v.isBlank() ? DEFAULT_HESSIAN : Hessian.parse(v);
     }
 
     public Hessian hessian() {

@@ -1,5 +1,7 @@
 package org.structlr.oracle.fcn;
 
+import org.structlr.oracle.ClassOption;
+import org.structlr.oracle.ClassOptions;
 import org.structlr.oracle.FunctionClass;
 import org.structlr.oracle.FunctionExport;
 import org.structlr.oracle.Oracle;
@@ -10,6 +12,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import org.deeplearning4j.nn.graph.ComputationGraph;
@@ -26,30 +30,38 @@ import org.nd4j.linalg.factory.Nd4j;
 public final class FcnClass implements FunctionClass {
     @Override public String name() { return "fcn"; }
     @Override public String description() { return "fully convolutional network over whole images (DL4J)"; }
-    @Override public Oracle create(Context c) { return tuned(c.unary() ? FcnOracle.unary() : FcnOracle.pairwise()).withSeed(c.seed()); }
 
-    /**
-     * The defaults, or for tuning runs the JVM properties {@code structlr.fcn.epochs}, {@code .batch},
-     * {@code .width}, {@code .lr}, {@code .descentCheck=false}, {@code .weightDecay}, {@code .recovery} (there are no CLI options per function class; the oracle's
-     * {@code describe()}, which reports and models record, names the values used).
-     */
-    static FcnOracle tuned(FcnOracle o) {
-        String e = System.getProperty("structlr.fcn.epochs"), b = System.getProperty("structlr.fcn.batch"),
-                w = System.getProperty("structlr.fcn.width"), lr = System.getProperty("structlr.fcn.lr");
-        try {
-            if (e != null) o = o.withEpochs(Integer.parseInt(e));
-            if (b != null) o = o.withBatch(Integer.parseInt(b));
-            if (w != null) o = o.withWidth(Integer.parseInt(w));
-            if (lr != null) o = o.withLearningRate(Double.parseDouble(lr));
-            if ("false".equals(System.getProperty("structlr.fcn.descentCheck"))) o = o.withDescentCheck(false);
-            String wd = System.getProperty("structlr.fcn.weightDecay"), rec = System.getProperty("structlr.fcn.recovery");
-            if (wd != null) o = o.withWeightDecay(Double.parseDouble(wd));
-            if (rec != null) o = o.withRecovery(Double.parseDouble(rec));
-        } catch (NumberFormatException x) {
-            throw new IllegalArgumentException("fcn: a structlr.fcn.* property is not a number: " + x.getMessage());
-        }
-        return o;
+    static final ClassOption<Integer> EPOCHS = ClassOption.integer("epochs", FcnOracle.DEFAULT_EPOCHS, 1,
+            "passes over the training images per oracle fit");
+    static final ClassOption<Integer> BATCH = ClassOption.integer("batch", FcnOracle.DEFAULT_BATCH, 1,
+            "images of one size per mini-batch step");
+    static final ClassOption<Integer> WIDTH = ClassOption.integer("width", FcnOracle.DEFAULT_WIDTH, 1,
+            "channels of every hidden 3x3 convolution");
+    static final ClassOption<List<Integer>> DILATIONS = ClassOption.integers("dilations",
+            Arrays.stream(FcnOracle.DEFAULT_DILATIONS).boxed().toList(), 1, 64,
+            "one hidden 3x3 convolution per value, with that dilation (receptive field 1 + 2 * sum)");
+    static final ClassOption<Double> LEARNING_RATE = ClassOption.real("lr", FcnOracle.DEFAULT_LEARNING_RATE, 0, true,
+            "Adam's learning rate (the step the descent check may halve)");
+    static final ClassOption<Boolean> DESCENT_CHECK = ClassOption.flag("descent-check", true,
+            "keep a fit only if it lowers the problem's loss, else retry with half the step");
+    static final ClassOption<Double> WEIGHT_DECAY = ClassOption.real("weight-decay", 0, 0, false,
+            "decoupled weight decay per Adam step (times the step); 0 = none");
+    static final ClassOption<Double> RECOVERY = ClassOption.real("recovery", FcnOracle.DEFAULT_RECOVERY, 1, false,
+            "after a fit accepted at its first try a halved step grows by this factor, up to lr");
+
+    private static final List<ClassOption<?>> OPTIONS = List.of(EPOCHS, BATCH, WIDTH, DILATIONS, LEARNING_RATE, DESCENT_CHECK,
+            WEIGHT_DECAY, RECOVERY);
+
+    @Override public List<ClassOption<?>> options() { return OPTIONS; }
+
+    @Override
+    public Oracle create(Context c) {
+        ClassOptions o = c.options();
+        int[] dilations = o.get(DILATIONS).stream().mapToInt(Integer::intValue).toArray();
+        return new FcnOracle(!c.unary(), o.get(WIDTH), dilations, o.get(EPOCHS), o.get(LEARNING_RATE), c.seed(), o.get(BATCH))
+                .withDescentCheck(o.get(DESCENT_CHECK)).withWeightDecay(o.get(WEIGHT_DECAY)).withRecovery(o.get(RECOVERY));
     }
+
     @Override public Set<String> kinds() { return Set.of(FcnScore.KIND, FcnPairScore.KIND); }
 
     @Override

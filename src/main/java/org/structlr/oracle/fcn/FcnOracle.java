@@ -133,8 +133,8 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
         this.batchImages = batchImages;
         this.descentCheck = descentCheck;
         if (!(weightDecay >= 0) || !(recovery >= 1)) {
-            throw new IllegalArgumentException("fcn oracle: weight decay (structlr.fcn.weightDecay) must be >= 0 and step regrowth"
-                    + " (structlr.fcn.recovery) >= 1; got " + weightDecay + " and " + recovery);
+            throw new IllegalArgumentException("fcn oracle: weight decay must be >= 0 and step regrowth (recovery) >= 1; got "
+                    + weightDecay + " and " + recovery);
         }
         this.weightDecay = weightDecay;
         this.recovery = recovery;

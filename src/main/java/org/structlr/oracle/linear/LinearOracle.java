@@ -47,6 +47,8 @@ public final class LinearOracle implements IterativeOracle {
     public static final double GRAD_TOLERANCE = 1e-6;
     /** Default relative-decrease tolerance (see {@link Lbfgs}). */
     public static final double REL_DECREASE = 1e-9;
+    /** Default bound on the iterations per fit. */
+    public static final int MAX_ITERATIONS = 200;
 
     private final double gradTolerance;
     private final double relDecrease;
@@ -63,7 +65,7 @@ public final class LinearOracle implements IterativeOracle {
 
     /** Gradient tolerance 1e-6 on the mean loss, relative decrease 1e-9, at most 200 L-BFGS iterations, on {@code threads} threads. */
     public LinearOracle(int threads) {
-        this(GRAD_TOLERANCE, REL_DECREASE, 200, 12345L, threads);
+        this(GRAD_TOLERANCE, REL_DECREASE, MAX_ITERATIONS, 12345L, threads);
     }
 
     /** The gradient test only (no decrease test), one thread. */

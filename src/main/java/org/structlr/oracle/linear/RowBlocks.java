@@ -14,6 +14,10 @@ import java.util.function.IntConsumer;
  * of the cores and no more (ND4J's OpenMP threads spin-wait, which made a 2-thread run 2.5x slower
  * beside one other process). The body writes per-block results; callers combine them in block
  * order, so results do not depend on which thread ran which block.
+ *
+ * <p>On a failure (an exception or an {@link Error} in any thread) or an interrupt, no new block
+ * starts and {@link #run} returns (throws) only after every helper has finished its current one,
+ * so nothing writes the caller's results after it returned. An Error is rethrown as itself.
  */
 final class RowBlocks {
     private static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
@@ -37,27 +41,52 @@ final class RowBlocks {
         }
         AtomicInteger next = new AtomicInteger();
         Runnable worker = () -> {
-            for (int k; (k = next.getAndIncrement()) < count; ) body.accept(k);
+            try {
+                for (int k; (k = next.getAndIncrement()) < count; ) {
+                    if (Thread.currentThread().isInterrupted()) {   // the caller was interrupted: stop everyone
+                        next.set(count);
+                        break;
+                    }
+                    body.accept(k);
+                }
+            } catch (Throwable t) {
+                next.set(count);                 // every other thread stops after its current block
+                throw t;
+            }
         };
         Future<?>[] running = new Future<?>[helpers];
-        for (int h = 0; h < helpers; h++) running[h] = POOL.submit(worker);
-        RuntimeException failure = null;
+        Throwable failure = null;
+        int started = 0;
         try {
+            for (; started < helpers; started++) running[started] = POOL.submit(worker);
             worker.run();
-        } catch (RuntimeException e) {
-            failure = e;
-            next.set(count);                     // the helpers stop after their current block
+        } catch (Throwable t) {                  // Errors too: the helpers must stop before we return
+            failure = t;
+            next.set(count);
         }
-        for (Future<?> f : running) {
-            try {
-                f.get();
-            } catch (ExecutionException e) {
-                if (failure == null) failure = e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                if (failure == null) failure = new IllegalStateException("interrupted while waiting for row blocks", e);
+        // Wait for every helper, also when interrupted: returning earlier would leave them writing
+        // the caller's block results. They finish their current block only, so the wait is short.
+        boolean interrupted = false;
+        for (int h = 0; h < started; h++) {
+            while (true) {
+                try {
+                    running[h].get();
+                    break;
+                } catch (ExecutionException e) {
+                    if (failure == null) failure = e.getCause();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                    next.set(count);
+                }
             }
         }
-        if (failure != null) throw failure;
+        if (interrupted || Thread.currentThread().isInterrupted()) {
+            Thread.currentThread().interrupt();
+            if (failure == null) failure = new IllegalStateException("interrupted while running row blocks");
+        }
+        if (failure instanceof RuntimeException r) throw r;
+        if (failure instanceof Error e) throw e;
+        if (failure != null) throw new IllegalStateException(failure);
     }
 }

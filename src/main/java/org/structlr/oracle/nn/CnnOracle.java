@@ -62,6 +62,7 @@ final class CnnOracle implements AveragedNetworkOracle {
     public static final int DEFAULT_DENSE = 32;
     public static final int DEFAULT_EPOCHS = 1;
     public static final int DEFAULT_BATCH = 1000;
+    public static final double DEFAULT_MOMENTUM = 0.9;
 
     private final double stepSize;
     private final int filters1;
@@ -77,7 +78,7 @@ final class CnnOracle implements AveragedNetworkOracle {
     }
 
     public CnnOracle(double stepSize) {
-        this(stepSize, DEFAULT_FILTERS1, DEFAULT_FILTERS2, DEFAULT_DENSE, DEFAULT_EPOCHS, DEFAULT_BATCH, 0.9, 12345L);
+        this(stepSize, DEFAULT_FILTERS1, DEFAULT_FILTERS2, DEFAULT_DENSE, DEFAULT_EPOCHS, DEFAULT_BATCH, DEFAULT_MOMENTUM, 12345L);
     }
 
     public CnnOracle(double stepSize, int filters1, int filters2, int denseWidth, int epochsPerFit, int batchSize,

@@ -41,6 +41,10 @@ public final class MlpOracle implements AveragedNetworkOracle {
 
     public static final double UNARY_STEP = 0.25;
     public static final double PAIRWISE_STEP = 0.05;
+    public static final int DEFAULT_HIDDEN = 32;
+    public static final int DEFAULT_EPOCHS = 2;
+    public static final int DEFAULT_BATCH = 1000;
+    public static final double DEFAULT_MOMENTUM = 0.9;
 
     private final double stepSize;
     private final int hiddenWidth;
@@ -58,7 +62,7 @@ public final class MlpOracle implements AveragedNetworkOracle {
     }
 
     public MlpOracle(double stepSize) {
-        this(stepSize, 32, 2, 1000, 0.9, 12345L);
+        this(stepSize, DEFAULT_HIDDEN, DEFAULT_EPOCHS, DEFAULT_BATCH, DEFAULT_MOMENTUM, 12345L);
     }
 
     public MlpOracle(double stepSize, int hiddenWidth, int epochsPerFit, int batchSize, double momentum, long seed) {

@@ -1,6 +1,7 @@
 package org.structlr.oracle.boost;
 
 import org.structlr.oracle.BiasedLogisticProblem;
+import org.structlr.oracle.FunctionSpec;
 import org.structlr.oracle.ScoreFunction;
 import org.structlr.oracle.ScoreFunctions;
 import org.structlr.oracle.TestProblems;
@@ -114,6 +115,13 @@ class BoostOracleTest {
         assertEquals(BoostOracle.Hessian.NEWTON, new BoostOracle(1, 7).hessian());
         assertEquals(BoostOracle.Hessian.XGBOOST, BoostOracle.Hessian.parse(" XGBoost "));
         assertThrows(IllegalArgumentException.class, () -> BoostOracle.Hessian.parse("half"));
+        // the class option reaches the oracle
+        try (BoostOracle chosen = (BoostOracle) FunctionSpec.pairwise("boost", java.util.Map.of("hessian", "xgboost")).create(2, 7, 1);
+             BoostOracle plain = (BoostOracle) FunctionSpec.pairwise("boost").create(2, 7, 1)) {
+            assertEquals(BoostOracle.Hessian.XGBOOST, chosen.hessian());
+            assertEquals(BoostOracle.Hessian.NEWTON, plain.hessian());
+            assertTrue(chosen.describe().contains("Hessian xgboost"), chosen.describe());
+        }
     }
 
     private static double pr(double[] b, int i, int k) {

@@ -2,8 +2,9 @@ package org.structlr.oracle.fcn;
 
 import org.structlr.oracle.BiasedLogisticProblem;
 import org.structlr.oracle.ImageRows;
-import org.structlr.oracle.ImageScoreFunction;
+import org.structlr.oracle.FunctionSpec;
 import org.structlr.oracle.Oracle;
+import org.structlr.oracle.ImageScoreFunction;
 import org.structlr.oracle.ScoreFunction;
 import org.structlr.oracle.ScoreFunctions;
 import org.structlr.oracle.linear.LinearOracle;
@@ -388,6 +389,22 @@ class FcnOracleTest {
         ScoreFunction plain = oracle.fit(p, null), decayed = oracle.withWeightDecay(0.1).fit(p, null);
         assertFalse(java.util.Arrays.equals(((ImageScoreFunction) plain).imageScores(px, RAGGED).reshape(-1).toFloatVector(),
                 ((ImageScoreFunction) decayed).imageScores(px, RAGGED).reshape(-1).toFloatVector()), "weight decay changes the fit");
+    }
+
+    /** The class's options reach the oracle: a spec's fit is the fit of the oracle built with the same settings, bit for bit. */
+    @Test
+    void classOptionsReachTheOracle() {
+        INDArray px = pixels(RAGGED, 3, 65, DataType.FLOAT);
+        BiasedLogisticProblem p = problem(px, ImageRows.pixels(px, RAGGED), 2, 67);
+        java.util.Map<String, String> given = java.util.Map.of("width", "4", "dilations", "1,2", "epochs", "1", "lr", "0.001",
+                "batch", "2", "descent-check", "false", "weight-decay", "0.01", "recovery", "1");
+        Oracle fromSpec = FunctionSpec.unary("fcn", given).create(3, 3, 1);
+        FcnOracle direct = new FcnOracle(false, 4, new int[]{1, 2}, 1, 1e-3, 3).withBatch(2).withDescentCheck(false)
+                .withWeightDecay(0.01).withRecovery(1);
+        assertEquals(direct.describe(), fromSpec.describe());
+        assertArrayEquals(((ImageScoreFunction) direct.fit(p, null)).imageScores(px, RAGGED).toFloatMatrix(),
+                ((ImageScoreFunction) fromSpec.fit(p, null)).imageScores(px, RAGGED).toFloatMatrix());
+        assertEquals(FcnOracle.pairwise().withSeed(9).describe(), FunctionSpec.pairwise("fcn").create(3, 9, 1).describe(), "defaults");
     }
 
     @Test

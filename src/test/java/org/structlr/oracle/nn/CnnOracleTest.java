@@ -163,6 +163,11 @@ class CnnOracleTest {
         assertTrue(cnn.create(new FunctionClass.Context(true, 75, 1, 1)) instanceof CnnOracle);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> cnn.create(new FunctionClass.Context(false, 75, 1, 1)));
         assertEquals("cnn is a unary function class for patch features", e.getMessage());
+        // the class's options reach the oracle (its description names every setting); none given: the defaults
+        assertEquals(new CnnOracle(0.5, 2, 3, 4, 5, 6, 0.0, 1).describe(), org.structlr.oracle.FunctionSpec.unary("cnn", java.util.Map.of(
+                "step", "0.5", "filters1", "2", "filters2", "3", "dense", "4", "epochs", "5", "batch", "6", "momentum", "0"))
+                .create(75, 1, 1).describe());
+        assertEquals(CnnOracle.unary().describe(), org.structlr.oracle.FunctionSpec.unary("cnn").create(75, 1, 1).describe());
     }
 
     @Test
