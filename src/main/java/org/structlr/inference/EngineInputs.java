@@ -44,6 +44,32 @@ public final class EngineInputs {
         }
     }
 
+    /** Refuses region tables ({@code entries} entries, any shape: {@code FactorGraph.totalRegionEntries}) holding NaN or plus infinity. */
+    public static void checkRegionPotentials(INDArray a, long entries) {
+        if (a == null || a.length() != entries) {
+            throw new IllegalArgumentException("region potentials must have " + entries + " entries, got "
+                    + (a == null ? "null" : Arrays.toString(a.shape())));
+        }
+        long bad = firstRefused(a);
+        if (bad >= 0) {
+            throw new IllegalArgumentException("region potential entry " + bad + " is " + valueAt(a, bad)
+                    + "; only finite values and minus infinity are allowed");
+        }
+    }
+
+    /** Refuses region messages that are not {@code [slots, labels]} of finite values or minus infinity. */
+    public static void checkRegionMessages(INDArray m, long slots, long labels) {
+        if (m == null || m.rank() != 2 || m.size(0) != slots || m.size(1) != labels) {
+            throw new IllegalArgumentException("region messages must have shape [" + slots + ", " + labels + "], got "
+                    + (m == null ? "null" : Arrays.toString(m.shape())));
+        }
+        long bad = firstRefused(m);
+        if (bad >= 0) {
+            throw new IllegalArgumentException("region message [" + bad / labels + ", " + bad % labels + "] is " + valueAt(m, bad)
+                    + "; only finite values and minus infinity are allowed");
+        }
+    }
+
     /** Row-major index of the first NaN or plus infinity, or -1: a device-side test first, the host search only on failure. */
     static long firstRefused(INDArray a) {
         if (a.isEmpty() || !hasNanOrPlusInfinity(a)) return -1;

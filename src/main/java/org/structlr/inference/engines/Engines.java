@@ -99,11 +99,12 @@ public final class Engines {
 
     /**
      * The size {@link #SMALL_GRAPH} is measured in: the label entries one sweep reads, each edge's
-     * table from both of its ends plus the unary tables, {@code 2 E L^2 + V L}.
+     * table from both of its ends plus the unary tables, {@code 2 E L^2 + V L}, plus the regions'
+     * ({@link FactorGraph#regionSweepEntries}).
      */
     public static long entries(FactorGraph graph) {
         long L = graph.maxLabels();
-        return 2L * graph.numEdges() * L * L + (long) graph.numVariables() * L;
+        return 2L * graph.numEdges() * L * L + (long) graph.numVariables() * L + graph.regionSweepEntries();
     }
 
     /**
