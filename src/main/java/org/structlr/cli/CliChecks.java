@@ -95,17 +95,6 @@ final class CliChecks {
 
     /** {@code --features handmade|patch|rgb} with its {@code --cell} or {@code --patch}, as horses-data and predict read them. */
     static UnaryFeatures unaryFeatures(String features, int cell, int patch) {
-        switch (features) {
-            case "handmade":
-                if (cell < 1) throw new BadInputException("option '--cell' must be at least 1, got " + cell);
-                return new ImageFeatures(cell);
-            case "patch":
-                if (patch < 1 || patch % 2 == 0) throw new BadInputException("option '--patch' must be odd and at least 1, got " + patch);
-                return new PatchFeatures(patch);
-            case "rgb":
-                return new RgbFeatures();
-            default:
-                throw new BadInputException("option '--features' must be handmade, patch or rgb, got '" + features + "'");
-        }
+        return UnaryFeatures.of(features, cell, patch);
     }
 }

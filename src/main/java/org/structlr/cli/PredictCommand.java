@@ -18,6 +18,7 @@ import org.structlr.data.BadInputException;
 import org.structlr.data.Example;
 import org.structlr.data.ExampleIO;
 import org.structlr.features.HorseLoader;
+import org.structlr.features.ImageRecipe;
 import org.structlr.features.WorkingSize;
 import org.structlr.features.ImageFeatures;
 import org.structlr.features.ImageReader;
@@ -208,10 +209,20 @@ final class PredictCommand implements Callable<Integer> {
         if (!PredictTasks.ImageOutputs.FORMATS.contains(format)) {
             throw new BadInputException("option '--format' must be one of " + String.join(", ", PredictTasks.ImageOutputs.FORMATS) + ", got '" + format + "'");
         }
-        boolean fromModel = resolveRecipe(m);
-        WorkingSize ws = workingSize();
-        UnaryFeatures unary = CliChecks.unaryFeatures(features, cell, patch);
-        checkModel(m, unary);
+        ImageRecipe recipe = ImageRecipe.resolve(m.provenance(), m.unary() instanceof org.structlr.oracle.ImageScoreFunction,
+                new ImageRecipe.Options(features, size == null ? null : CliChecks.workingSize(size), longest, ownSize, cell, patch));
+        features = recipe.features();
+        cell = recipe.cell();
+        patch = recipe.patch();
+        boolean fromModel = recipe.fromModel();
+        WorkingSize ws = recipe.size();
+        if (ws instanceof WorkingSize.Longest l) longest = l.side();
+        UnaryFeatures unary = recipe.unary();
+        try {
+            recipe.check(m.unaryFeatures(), m.pairFeatures(), m.pairTypes().size(), "--features " + features);
+        } catch (BadInputException e) {
+            throw new BadInputException(model, e.getMessage());
+        }
         boolean typedEdges = m.pairTypes().size() == 2;
         checkImageOutputs(inputs, folder);
         if (!common.quiet) {
@@ -270,83 +281,9 @@ final class PredictCommand implements Callable<Integer> {
         return Main.EXIT_OK;
     }
 
-    /**
-     * Fills every image option not given from the model's image recipe (provenance "images", see
-     * {@link org.structlr.learn.Training#provenance}), else from horses-data's defaults. Returns
-     * whether the model had a recipe.
-     */
-    private boolean resolveRecipe(CrfModel m) {
-        Object r = m.provenance().get("images");
-        Map<?, ?> rec = r instanceof Map<?, ?> map ? map : Map.of();
-        if (features == null) features = rec.get("unary_features") instanceof String f ? f : "handmade";
-        if (size != null && longest != null) {
-            throw new BadInputException("option '--longest' cannot be used with '--size': one fixed working size, or the image's own aspect ratio");
-        }
-        if (ownSize && (size != null || longest != null)) {
-            throw new BadInputException("option '--own-size' cannot be used with '--size' or '--longest': one working size");
-        }
-        if (!ownSize && size == null && longest == null && Boolean.TRUE.equals(rec.get("own_size"))) ownSize = true;
-        if (ownSize) {
-            if (cell == null) cell = recipeInt(rec, "cell", ImageFeatures.DEFAULT_CELL);
-            if (patch == null) patch = recipeInt(rec, "patch", PatchFeatures.DEFAULT_K);
-            return !rec.isEmpty();
-        }
-        if (size == null && longest == null && rec.get("longest") != null) longest = recipeInt(rec, "longest", 0);
-        if (size == null && longest == null && m.unary() instanceof org.structlr.oracle.ImageScoreFunction
-                && rec.containsKey("height") && rec.containsKey("width")) {
-            // A fully convolutional unary scores an image of any shape: keep the photo's aspect ratio
-            // at the recipe's longest side instead of squashing it to the training shape.
-            longest = Math.max(recipeInt(rec, "height", 0), recipeInt(rec, "width", 0));
-        }
-        if (size == null && longest == null) {
-            size = rec.containsKey("height") && rec.containsKey("width")
-                    ? recipeInt(rec, "height", 0) + "x" + recipeInt(rec, "width", 0)
-                    : HorseLoader.DEFAULT_HEIGHT + "x" + HorseLoader.DEFAULT_WIDTH;
-        }
-        if (cell == null) cell = recipeInt(rec, "cell", ImageFeatures.DEFAULT_CELL);
-        if (patch == null) patch = recipeInt(rec, "patch", PatchFeatures.DEFAULT_K);
-        return !rec.isEmpty();
-    }
 
-    /** {@code --longest N} (the image's own aspect ratio) or {@code --size HxW}, as resolved from the options and the recipe. */
-    private WorkingSize workingSize() {
-        if (ownSize) return new WorkingSize.Own();
-        if (longest != null) {
-            if (longest < 2) throw new BadInputException("option '--longest' must be at least 2, got " + longest);
-            return new WorkingSize.Longest(longest);
-        }
-        int[] hw = CliChecks.workingSize(size);
-        return new WorkingSize.Fixed(hw[0], hw[1]);
-    }
 
-    private int recipeInt(Map<?, ?> rec, String key, int fallback) {
-        Object v = rec.get(key);
-        if (v == null) return fallback;
-        if (!(v instanceof Number n)) throw new BadInputException(model, "model.json: image recipe '" + key + "' is not a number: " + v);
-        return n.intValue();
-    }
 
-    /** The model must read what the image features give: the unary width, 3 edge features, at most 2 edge types. */
-    private void checkModel(CrfModel m, UnaryFeatures unary) {
-        if (m.unaryFeatures() != unary.dim()) {
-            String hint = "";
-            if (m.unaryFeatures() == ImageFeatures.DIM) {
-                hint = "; it was trained on handmade features: try --features handmade";
-            } else if (m.unaryFeatures() % 3 == 0) {
-                int k = (int) Math.round(Math.sqrt(m.unaryFeatures() / 3.0));
-                if (3 * k * k == m.unaryFeatures() && k % 2 == 1) hint = "; it looks trained on " + k + "x" + k + " patches: try --features patch --patch " + k;
-            }
-            throw new BadInputException(model, "the model expects " + m.unaryFeatures() + " unary features per pixel but --features "
-                    + features + " gives " + unary.dim() + hint);
-        }
-        if (m.pairFeatures() != ImageFeatures.PAIR_DIM) {
-            throw new BadInputException(model, "the model expects " + m.pairFeatures() + " pairwise features but images give "
-                    + ImageFeatures.PAIR_DIM + " (it was not trained on image data)");
-        }
-        if (m.pairTypes().size() > 2) {
-            throw new BadInputException(model, "the model has " + m.pairTypes().size() + " pairwise types; image grids have 1 or 2 (horizontal, vertical)");
-        }
-    }
 
     /** Refuses, before any work, outputs that cannot be written or would replace an input or each other. */
     private void checkImageOutputs(List<Path> inputs, boolean folder) {

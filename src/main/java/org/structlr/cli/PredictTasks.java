@@ -19,7 +19,6 @@ import org.structlr.features.UnaryFeatures;
 import org.structlr.features.WorkingSize;
 import org.structlr.model.ClusterPrediction;
 import org.structlr.model.CrfModel;
-import org.structlr.model.ExampleBatch;
 import org.structlr.model.Predictor;
 
 /**
@@ -33,8 +32,7 @@ final class PredictTasks {
 
     /** Predicts one example and writes 'labels', 'marginals' (and 'shape') to {@code out}. */
     static Predictor.Prediction predictExample(CrfModel m, Example ex, Path out, int iterations, double tolerance) throws IOException {
-        ExampleBatch b = new ExampleBatch(List.of(ex), m.numLabels(), m.pairTypes());
-        Predictor.Prediction p = Predictor.predict(m, b, Predictor.defaultStop(b, iterations, tolerance));
+        Predictor.Prediction p = Predictor.predictEach(m, List.of(ex), iterations, tolerance).get(0);   // = serve's answer, bit for bit
         Map<String, NpyArray> arrays = new LinkedHashMap<>();
         arrays.put("labels", NpyArray.ofInts(p.labels(), p.labels().length));
         INDArray marg = p.marginals().castTo(DataType.FLOAT);
@@ -49,7 +47,7 @@ final class PredictTasks {
      * "color"), optionally the probabilities .npz and a folder for one probability map per class.
      */
     record ImageOutputs(Path labels, String format, Path probabilities, Path marginals) {
-        static final java.util.List<String> FORMATS = java.util.List.of("mask", "index", "color");
+        static final java.util.List<String> FORMATS = LabelImages.FORMATS;
 
         ImageOutputs {
             if (!FORMATS.contains(format)) throw new IllegalArgumentException("format " + format + " is not one of " + FORMATS);
@@ -64,8 +62,7 @@ final class PredictTasks {
     static Predictor.Prediction predictImage(CrfModel m, ImageReader.WorkingImage img, UnaryFeatures unary, boolean typedEdges,
                                              ImageOutputs out, int iterations, double tolerance) throws IOException {
         Example ex = img.example(unary, typedEdges);
-        ExampleBatch b = new ExampleBatch(List.of(ex), m.numLabels(), m.pairTypes());
-        Predictor.Prediction p = Predictor.predict(m, b, Predictor.defaultStop(b, iterations, tolerance));
+        Predictor.Prediction p = Predictor.predictEach(m, List.of(ex), iterations, tolerance).get(0);   // = serve's answer, bit for bit
         int L = m.numLabels(), H = img.originalHeight(), W = img.originalWidth();
         float[] working;
         try (INDArray marg = p.marginals().castTo(DataType.FLOAT).dup('c')) {
@@ -73,12 +70,7 @@ final class PredictTasks {
         }
         float[] full = LabelImages.resizeBilinear(working, img.height(), img.width(), L, H, W);
         int[] labels = LabelImages.argmax(full, L);
-        java.awt.image.BufferedImage picture = switch (out.format()) {
-            case "index" -> LabelImages.indexImage(labels, H, W, m.classes());
-            case "color" -> LabelImages.colorImage(labels, H, W, m.classes());
-            default -> LabelImages.mask(labels, H, W, L);
-        };
-        LabelImages.writePng(out.labels(), picture);
+        LabelImages.writePng(out.labels(), LabelImages.picture(out.format(), labels, H, W, m.classes()));
         if (out.probabilities() != null) {
             Map<String, NpyArray> arrays = new LinkedHashMap<>();
             arrays.put("probabilities", NpyArray.ofFloats(full, H, W, L));

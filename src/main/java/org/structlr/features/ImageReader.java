@@ -88,7 +88,19 @@ public final class ImageReader {
         if (!isImageFile(file)) throw new BadInputException(file, "unknown extension: images must be " + EXTENSIONS_TEXT);
         if (!Files.isRegularFile(file)) throw new BadInputException(file, "missing image file");
         if (!Files.isReadable(file)) throw new BadInputException(file, "unreadable image: permission denied");
-        ImageDecoder.Decoded d = ImageDecoder.decode(file, 3);
+        return working(ImageDecoder.decode(file, 3), size);
+    }
+
+    /**
+     * As {@link #read(Path, WorkingSize)} for an image held in memory ({@code serve}'s request
+     * bodies), named {@code name} in errors: the same decoder, checks and values.
+     */
+    public WorkingImage read(Path name, byte[] bytes, WorkingSize size) {
+        return working(ImageDecoder.decode(name, bytes, 3), size);
+    }
+
+    private static WorkingImage working(ImageDecoder.Decoded d, WorkingSize size) {
+        Path file = d.file();
         for (float[] plane : d.planes()) {
             for (float x : plane) if (!(x >= 0) || Float.isInfinite(x)) throw new BadInputException(file, "unreadable image: decoded value " + x);
         }

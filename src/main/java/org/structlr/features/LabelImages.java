@@ -133,6 +133,19 @@ public final class LabelImages {
         for (int y : labels) if (y < 0 || y >= numLabels) throw new IllegalArgumentException("label " + y + " out of range 0.." + (numLabels - 1));
     }
 
+    /** The kinds of labels picture that predict --format and serve's /v1/segment?format= write. */
+    public static final java.util.List<String> FORMATS = java.util.List.of("mask", "index", "color");
+
+    /** The labels picture of one of the {@link #FORMATS}: {@link #mask}, {@link #indexImage} or {@link #colorImage}. */
+    public static BufferedImage picture(String format, int[] labels, int height, int width, ClassTable classes) {
+        return switch (format) {
+            case "index" -> indexImage(labels, height, width, classes);
+            case "color" -> colorImage(labels, height, width, classes);
+            case "mask" -> mask(labels, height, width, classes.numClasses());
+            default -> throw new IllegalArgumentException("format " + format + " is not one of " + FORMATS);
+        };
+    }
+
     /** Writes {@code img} as a PNG atomically (temporary file in the same folder, then a move). */
     public static void writePng(Path file, BufferedImage img) throws IOException {
         AtomicFiles.write(file, out -> {

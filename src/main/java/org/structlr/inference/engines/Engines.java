@@ -112,4 +112,16 @@ public final class Engines {
         for (int[] s : shapes) if (s == null) return create(graph, eps, DataType.FLOAT);
         return create(graph, shapes, eps, DataType.FLOAT);
     }
+
+    /**
+     * True when {@code mp}, built over a disjoint union of graphs, gives every part exactly the
+     * messages (and so beliefs and labels) that an engine of its own would, bit for bit: the fused
+     * grid engine (each pixel's update reads only its neighbours, lane by lane, whatever the batch
+     * and thread count) and the loop engine (its greedy colouring and update order restricted to a
+     * part are the part's own). Not the ND4J engines, whose reductions and vector kernels may round
+     * differently with the array's length. {@code model.Predictor#predictEach} batches only these.
+     */
+    public static boolean separable(MessagePassing mp) {
+        return mp instanceof FusedGridMessagePassing || mp instanceof LoopMessagePassing;
+    }
 }
