@@ -11,7 +11,12 @@ import org.nd4j.linalg.learning.config.IUpdater;
  * and {@code bias [B, K*C, H, W]}, the scores g {@code [B, K*C, H, W]} from a layer named
  * {@link FcnGraph#SCORES}, and the biased loss attached by {@link FcnGraph#addHead}. The oracle owns
  * the training (epochs, mini-batches, the descent check); the architecture only the layers.
- * {@link DilatedConvolutions} is the built-in one.
+ * {@link DilatedConvolutions} is the built-in one; {@link FcnSettings.Builder#architecture} plugs in another.
+ *
+ * <p>Not yet general: the scores ({@link FullyConvolutionalScore}) read the number of pixel features
+ * from a convolution layer {@code conv0} and describe and export the network as the chain of
+ * convolution layers {@code conv0, conv1, ...} ({@link FcnGraph#conv}) followed by {@value FcnGraph#SCORES};
+ * an architecture must have that shape until they read any graph.
  */
 public interface FcnArchitecture extends Serializable {
 

@@ -14,18 +14,18 @@ import org.nd4j.linalg.activations.Activation;
  * {@value #LOSS}, a CnnLossLayer with {@link FcnLoss}, whose labels are the target rows
  * {@code [B, K*C, H, W]}. Scoring feeds a zero bias.
  */
-final class FcnGraph {
-    static final String IMAGE = "image", BIAS = "bias", SCORES = "scores", BIASED = "biased", LOSS = "loss";
+public final class FcnGraph {
+    public static final String IMAGE = "image", BIAS = "bias", SCORES = "scores", BIASED = "biased", LOSS = "loss";
 
     private FcnGraph() {}
 
     /** The layer name of hidden convolution i ({@link DilatedConvolutions}). */
-    static String conv(int i) {
+    public static String conv(int i) {
         return "conv" + i;
     }
 
     /** Adds the biased loss on top of the layer {@code scores} (named {@value #SCORES}) and makes it the output. */
-    static void addHead(ComputationGraphConfiguration.GraphBuilder b, int groups) {
+    public static void addHead(ComputationGraphConfiguration.GraphBuilder b, int groups) {
         b.addVertex(BIASED, new ElementWiseVertex(ElementWiseVertex.Op.Add), SCORES, BIAS);
         b.addLayer(LOSS, new CnnLossLayer.Builder(new FcnLoss(groups)).activation(Activation.IDENTITY).build(), BIASED);
         b.setOutputs(LOSS);

@@ -317,6 +317,48 @@ class FcnOracleTest {
                 ((ImageScoreFunction) o.fit(p, null)).imageScores(px, REPEATED).toFloatMatrix(), "same seed, same function");
     }
 
+    /** A plugged-in architecture: one 5 x 5 convolution, then the scores; the oracle trains it as it trains the built-in one. */
+    record FiveByFive(int width) implements FcnArchitecture {
+        @Override
+        public ComputationGraph newNetwork(int numFeatures, int numClasses, int groups, Optimisation o) {
+            var b = new org.deeplearning4j.nn.conf.NeuralNetConfiguration.Builder().seed(o.seed()).dataType(o.dataType()).updater(o.updater())
+                    .convolutionMode(org.deeplearning4j.nn.conf.ConvolutionMode.Same).graphBuilder().addInputs(FcnGraph.IMAGE, FcnGraph.BIAS);
+            b.addLayer(FcnGraph.conv(0), new org.deeplearning4j.nn.conf.layers.ConvolutionLayer.Builder(5, 5).nIn(numFeatures).nOut(width)
+                    .activation(Activation.TANH).build(), FcnGraph.IMAGE);
+            b.addLayer(FcnGraph.SCORES, new org.deeplearning4j.nn.conf.layers.ConvolutionLayer.Builder(1, 1).nIn(width)
+                    .nOut((long) groups * numClasses).activation(Activation.IDENTITY).build(), FcnGraph.conv(0));
+            FcnGraph.addHead(b, groups);
+            ComputationGraph net = new ComputationGraph(b.build());
+            net.init();
+            return net;
+        }
+
+        @Override
+        public String describe() {
+            return "conv 5x5x" + width + " tanh, conv 1x1";
+        }
+    }
+
+    @Test
+    void aPluggedInArchitectureIsTrainedAndDescribed() {
+        INDArray px = pixels(RAGGED, 3, 55, DataType.FLOAT);
+        for (boolean pairwise : new boolean[]{false, true}) {
+            ImageRows im = pairwise ? ImageRows.edges(px, RAGGED, allEdges(RAGGED)) : ImageRows.pixels(px, RAGGED);
+            BiasedLogisticProblem p = problem(px, im, pairwise ? 4 : 2, 57);
+            FcnOracle o = new FcnOracle(FcnSettings.builder(pairwise).architecture(new FiveByFive(6)).epochs(5).learningRate(1e-2)
+                    .seed(7).batch(1).build());
+            assertTrue(o.describe().contains("conv 5x5x6 tanh, conv 1x1"), o.describe());
+            assertEquals(o.settings(), o.with(s -> s.epochs(5)).settings(), "a plugged-in architecture survives toBuilder");
+            ScoreFunction f1 = o.fit(p, null), f2 = o.fit(p, f1);
+            double l0 = p.loss((ScoreFunction) null), l1 = p.loss(f1), l2 = p.loss(f2);
+            assertTrue(l1 < l0 && l2 <= l1, "pairwise = " + pairwise + ": loss should fall with fits: " + l0 + " -> " + l1 + " -> " + l2);
+            ComputationGraph net = ((FullyConvolutionalScore) f2).networkCopy();
+            assertArrayEquals(new int[]{5, 5}, FullyConvolutionalScore.convolution(net, FcnGraph.conv(0)).getKernelSize());
+            assertTrue(((FullyConvolutionalScore) f2).describe().contains("conv5x5x6 conv1x1x" + (pairwise ? 8 : 2)),
+                    ((FullyConvolutionalScore) f2).describe());
+        }
+    }
+
     @Test
     void fitsLowerTheLossWarmStartAndAreDeterministic() {
         INDArray px = pixels(RAGGED, 3, 51, DataType.FLOAT);
