@@ -5,7 +5,10 @@ import java.util.Arrays;
 
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.api.ops.executioner.OpExecutioner;
 import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.indexing.BooleanIndexing;
+import org.nd4j.linalg.indexing.conditions.Conditions;
 
 /**
  * One oracle step (docs/design.md §1): a C-class logistic regression with a per-example bias,
@@ -100,12 +103,23 @@ public final class BiasedLogisticProblem {
         this.numClasses = numClasses;
     }
 
-    /**
-     * A plain loop over one flat copy: the learner builds a problem per fit, and ND4J's isNaN / isInfinite /
-     * any allocate two mask arrays and run four ops each time (25-130 ms per 160,000-row problem measured
-     * on the busy machine, more than a Newton pass over the rows).
-     */
     private static void checkFinite(String what, INDArray a) {
+        if (!finite(a, Nd4j.getExecutioner().type() == OpExecutioner.ExecutionerType.CUDA)) {
+            throw new IllegalArgumentException("biased logistic problem: " + what + " contain NaN or infinite values");
+        }
+    }
+
+    /**
+     * Whether every entry is finite; the learner builds a problem per fit, so where the array lives
+     * decides how. On a GPU ({@code onDevice}): two match-condition reductions on the device, a
+     * boolean each to the host and no copy of the array. On the CPU: a plain loop over one flat
+     * copy, which is faster there (a 160,000 x 42 float array, one thread, load 22: 42 ms against
+     * 128 ms for the two reductions; ND4J's isNaN / isInfinite masks were slower still, 25-130 ms
+     * per 160,000-row problem).
+     */
+    static boolean finite(INDArray a, boolean onDevice) {
+        if (a.isEmpty()) return true;
+        if (onDevice) return !BooleanIndexing.or(a, Conditions.isNan()) && !BooleanIndexing.or(a, Conditions.isInfinite());
         INDArray c = a.ordering() != 'c' || a.isView() || a.data().length() != a.length() ? a.dup('c') : a;
         boolean finite = true;
         if (c.dataType() == DataType.FLOAT) {
@@ -113,7 +127,7 @@ public final class BiasedLogisticProblem {
         } else {
             for (double v : c.data().asDouble()) finite &= Double.isFinite(v);
         }
-        if (!finite) throw new IllegalArgumentException("biased logistic problem: " + what + " contain NaN or infinite values");
+        return finite;
     }
 
     /**

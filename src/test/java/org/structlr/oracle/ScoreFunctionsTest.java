@@ -7,6 +7,7 @@ import org.structlr.oracle.linear.ZeroOracle;
 import org.structlr.oracle.nn.MlpOracle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -84,6 +85,25 @@ class ScoreFunctionsTest {
         inf.putScalar(0, 1, Double.POSITIVE_INFINITY);
         assertMessage("features contain NaN or infinite", () -> new BiasedLogisticProblem(inf, new int[4], b, 3));
         assertMessage("FLOAT or DOUBLE", () -> new BiasedLogisticProblem(x.castTo(DataType.INT), new int[4], b, 3));
+    }
+
+    /** The device check (two reductions, what a GPU runs) and the host loop agree: NaN, both infinities, views, both types. */
+    @Test
+    void finitenessOnTheDeviceAndOnTheHostAgree() {
+        for (DataType t : new DataType[]{DataType.FLOAT, DataType.DOUBLE}) {
+            INDArray a = Nd4j.rand(t, 6, 5).subi(0.5).muli(1e30);
+            for (boolean device : new boolean[]{false, true}) {
+                assertTrue(BiasedLogisticProblem.finite(a, device), t + " device " + device);
+                assertTrue(BiasedLogisticProblem.finite(Nd4j.empty(t), device));
+                for (double bad : new double[]{Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY}) {
+                    INDArray b = a.dup();
+                    b.putScalar(4, 3, bad);
+                    assertFalse(BiasedLogisticProblem.finite(b, device), bad + " " + t + " device " + device);
+                    assertFalse(BiasedLogisticProblem.finite(b.getColumn(3), device), "a view holding " + bad);
+                    assertTrue(BiasedLogisticProblem.finite(b.getColumn(2), device), "a view without it");
+                }
+            }
+        }
     }
 
     private static void assertMessage(String part, org.junit.jupiter.api.function.Executable e) {

@@ -31,22 +31,22 @@ public final class FcnClass implements FunctionClass {
     @Override public String name() { return "fcn"; }
     @Override public String description() { return "fully convolutional network over whole images (DL4J)"; }
 
-    static final ClassOption<Integer> EPOCHS = ClassOption.integer("epochs", FcnOracle.DEFAULT_EPOCHS, 1,
+    static final ClassOption<Integer> EPOCHS = ClassOption.integer("epochs", FcnSettings.DEFAULT_EPOCHS, 1,
             "passes over the training images per oracle fit");
-    static final ClassOption<Integer> BATCH = ClassOption.integer("batch", FcnOracle.DEFAULT_BATCH, 1,
+    static final ClassOption<Integer> BATCH = ClassOption.integer("batch", FcnSettings.DEFAULT_BATCH, 1,
             "images of one size per mini-batch step");
-    static final ClassOption<Integer> WIDTH = ClassOption.integer("width", FcnOracle.DEFAULT_WIDTH, 1,
+    static final ClassOption<Integer> WIDTH = ClassOption.integer("width", DilatedConvolutions.DEFAULT_WIDTH, 1,
             "channels of every hidden 3x3 convolution");
     static final ClassOption<List<Integer>> DILATIONS = ClassOption.integers("dilations",
-            Arrays.stream(FcnOracle.DEFAULT_DILATIONS).boxed().toList(), 1, 64,
+            Arrays.stream(DilatedConvolutions.DEFAULT_DILATIONS).boxed().toList(), 1, 64,
             "one hidden 3x3 convolution per value, with that dilation (receptive field 1 + 2 * sum)");
-    static final ClassOption<Double> LEARNING_RATE = ClassOption.real("lr", FcnOracle.DEFAULT_LEARNING_RATE, 0, true,
+    static final ClassOption<Double> LEARNING_RATE = ClassOption.real("lr", FcnSettings.DEFAULT_LEARNING_RATE, 0, true,
             "Adam's learning rate (the step the descent check may halve)");
     static final ClassOption<Boolean> DESCENT_CHECK = ClassOption.flag("descent-check", true,
             "keep a fit only if it lowers the problem's loss, else retry with half the step");
     static final ClassOption<Double> WEIGHT_DECAY = ClassOption.real("weight-decay", 0, 0, false,
             "decoupled weight decay per Adam step (times the step); 0 = none");
-    static final ClassOption<Double> RECOVERY = ClassOption.real("recovery", FcnOracle.DEFAULT_RECOVERY, 1, false,
+    static final ClassOption<Double> RECOVERY = ClassOption.real("recovery", FcnSettings.DEFAULT_RECOVERY, 1, false,
             "after a fit accepted at its first try a halved step grows by this factor, up to lr");
 
     private static final List<ClassOption<?>> OPTIONS = List.of(EPOCHS, BATCH, WIDTH, DILATIONS, LEARNING_RATE, DESCENT_CHECK,
@@ -57,9 +57,10 @@ public final class FcnClass implements FunctionClass {
     @Override
     public Oracle create(Context c) {
         ClassOptions o = c.options();
-        int[] dilations = o.get(DILATIONS).stream().mapToInt(Integer::intValue).toArray();
-        return new FcnOracle(!c.unary(), o.get(WIDTH), dilations, o.get(EPOCHS), o.get(LEARNING_RATE), c.seed(), o.get(BATCH))
-                .withDescentCheck(o.get(DESCENT_CHECK)).withWeightDecay(o.get(WEIGHT_DECAY)).withRecovery(o.get(RECOVERY));
+        FcnSettings.Builder b = FcnSettings.builder(!c.unary());
+        return new FcnOracle(b.width(o.get(WIDTH)).dilations(o.get(DILATIONS).stream().mapToInt(Integer::intValue).toArray())
+                .epochs(o.get(EPOCHS)).learningRate(o.get(LEARNING_RATE)).seed(c.seed()).batch(o.get(BATCH))
+                .descentCheck(o.get(DESCENT_CHECK)).weightDecay(o.get(WEIGHT_DECAY)).recovery(o.get(RECOVERY)).build());
     }
 
     @Override public Set<String> kinds() { return Set.of(FcnScore.KIND, FcnPairScore.KIND); }

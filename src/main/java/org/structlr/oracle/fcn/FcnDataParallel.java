@@ -44,15 +44,15 @@ public final class FcnDataParallel implements Serializable {
     }
 
     public int epochsPerFit() {
-        return oracle.epochsPerFit();
+        return oracle.settings().epochsPerFit();
     }
 
     public boolean descentCheck() {
-        return oracle.descentCheck();
+        return oracle.settings().descentCheck();
     }
 
     public int maxHalvings() {
-        return FcnOracle.MAX_HALVINGS;
+        return DescentSteps.MAX_HALVINGS;
     }
 
     /** One block's biased loss of the network. */
@@ -69,9 +69,8 @@ public final class FcnDataParallel implements Serializable {
         ImageRows im = block.images();
         if (im == null) throw new IllegalArgumentException("fcn oracle: needs whole images: every training example must be an image");
         ComputationGraph net = FullyConvolutionalScore.fromBytes(network);
-        int batch = Math.max(1, (int) Math.round(oracle.batchImages() * share));
-        long shuffle = oracle.seed() * 1_000_003L + fits + part * 0x9E3779B97F4A7C15L;
-        oracle.train(net, block, im, oracle.isPairwise() ? 2 : 1, shuffle, batch, epoch, epoch + 1);
+        int batch = Math.max(1, (int) Math.round(oracle.settings().batchImages() * share));
+        oracle.train(net, block, im, oracle.shuffleSeed(fits, part), batch, epoch, epoch + 1);
         return FullyConvolutionalScore.bytes(net);
     }
 
@@ -111,12 +110,12 @@ public final class FcnDataParallel implements Serializable {
     }
 
     public double learningRate(byte[] network) {
-        return FcnOracle.learningRate(FullyConvolutionalScore.fromBytes(network));
+        return FcnGraph.learningRate(FullyConvolutionalScore.fromBytes(network));
     }
 
     /** The network after a fit accepted at its first try (its step regrown as {@link FcnOracle#fit} does). */
     public byte[] acceptedAtFirstTry(byte[] network) {
-        double rate = learningRate(network), next = oracle.recovered(rate);
+        double rate = learningRate(network), next = oracle.steps().recovered(rate);
         return next == rate ? network : withLearningRate(network, next);
     }
 

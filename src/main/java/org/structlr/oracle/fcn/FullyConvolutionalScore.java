@@ -46,8 +46,8 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         this.net = net;
         this.groups = groups;
         this.fits = fits;
-        this.numFeatures = (int) convolution(net, FcnOracle.conv(0)).getNIn();
-        long out = convolution(net, FcnOracle.SCORES).getNOut();
+        this.numFeatures = (int) convolution(net, FcnGraph.conv(0)).getNIn();
+        long out = convolution(net, FcnGraph.SCORES).getNOut();
         if (out % groups != 0) throw new IllegalArgumentException("fcn: " + out + " output channels for " + groups + " groups");
         this.numClasses = (int) (out / groups);
     }
@@ -64,8 +64,8 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
     /** The hidden convolutions in order (conv0, conv1, ...). */
     List<ConvolutionLayer> hiddenLayers() {
         List<ConvolutionLayer> out = new ArrayList<>();
-        for (int i = 0; net.getConfiguration().getVertices().containsKey(FcnOracle.conv(i)); i++) {
-            out.add(convolution(net, FcnOracle.conv(i)));
+        for (int i = 0; net.getConfiguration().getVertices().containsKey(FcnGraph.conv(i)); i++) {
+            out.add(convolution(net, FcnGraph.conv(i)));
         }
         return out;
     }
@@ -133,13 +133,13 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
                 .dataType(src.params().dataType())
                 .updater(new NoOp())
                 .graphBuilder()
-                .addInputs(FcnOracle.IMAGE);
+                .addInputs(FcnGraph.IMAGE);
         List<String> names = new ArrayList<>();
-        String prev = FcnOracle.IMAGE;
+        String prev = FcnGraph.IMAGE;
         for (int i = 0; i < hiddenLayers().size(); i++) {
-            names.add(FcnOracle.conv(i));
+            names.add(FcnGraph.conv(i));
         }
-        names.add(FcnOracle.SCORES);
+        names.add(FcnGraph.SCORES);
         for (String name : names) {
             ConvolutionLayer c = (ConvolutionLayer) convolution(src, name).clone();
             c.setIUpdater(new NoOp());
@@ -177,7 +177,7 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         int[] order = new int[count];
         for (int k = 0; k < count; k++) order[k] = k;
         INDArray[] perImage = new INDArray[count];
-        for (int[] batch : FcnOracle.batches(layout, order, Integer.MAX_VALUE)) {
+        for (int[] batch : FcnEpochs.batches(layout, order, Integer.MAX_VALUE)) {
             int h = layout.height(batch[0]), w = layout.width(batch[0]);
             int step = Math.max(1, SCORE_PIXELS / Math.max(1, h * w));
             for (int from = 0; from < batch.length; from += step) {
@@ -215,7 +215,7 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
     String layers() {
         StringBuilder s = new StringBuilder();
         List<ConvolutionLayer> layers = new ArrayList<>(hiddenLayers());
-        layers.add(convolution(net, FcnOracle.SCORES));
+        layers.add(convolution(net, FcnGraph.SCORES));
         for (ConvolutionLayer c : layers) {
             if (s.length() > 0) s.append(' ');
             s.append("conv").append(c.getKernelSize()[0]).append('x').append(c.getKernelSize()[1]).append('x').append(c.getNOut());

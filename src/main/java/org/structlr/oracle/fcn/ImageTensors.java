@@ -1,6 +1,9 @@
 package org.structlr.oracle.fcn;
 
 import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.factory.Nd4j;
+import org.structlr.oracle.BiasedLogisticProblem;
+import org.structlr.oracle.ImageRows;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.structlr.graph.GridBatch;
@@ -54,5 +57,36 @@ final class ImageTensors {
             for (int r = 0; r + 1 < h; r++) for (int c = 0; c < w; c++) slots[e++] = (off + r * w + c) * 2 + DOWN;
         }
         return slots;
+    }
+
+    /**
+     * Per image {@code {one-hot, bias}}, each {@code [1, KC, H, W]}: problem row i is group row
+     * {@code slot(i)} of the batch (its pixel for unary rows, {@link #edgeSlots} of its edge
+     * for pairwise rows); groups no row names stay all-zero and so do not count (see {@link FcnLoss}).
+     */
+    static INDArray[][] labels(BiasedLogisticProblem p, ImageRows im, int groups, DataType t) {
+        GridBatch layout = im.layout();
+        int c = p.numClasses(), n = p.numRows();
+        int[] rows = im.rows();
+        org.structlr.oracle.RowTargets targets = p.targets();
+        int[] slotOf = im.perEdge() ? edgeSlots(layout) : null;
+        float[] bias = BiasedLogisticProblem.flatFloat(p.bias());
+        long slots = (long) layout.numVariables() * groups;
+        float[] y = new float[Math.toIntExact(slots * c)], b = new float[y.length];
+        for (int i = 0; i < n; i++) {
+            int s = im.perEdge() ? slotOf[rows[i]] : rows[i];
+            for (int k = 0; k < c; k++) y[s * c + k] = (float) targets.target(i, k);
+            System.arraycopy(bias, i * c, b, s * c, c);
+        }
+        INDArray oneHot = Nd4j.create(y, new long[]{slots, c}, 'c'), biasRows = Nd4j.create(b, new long[]{slots, c}, 'c');
+        INDArray[][] out = new INDArray[layout.count()][];
+        for (int k = 0; k < out.length; k++) {
+            int h = layout.height(k), w = layout.width(k);
+            long from = (long) layout.variableOffset(k) * groups, to = from + (long) h * w * groups;
+            out[k] = new INDArray[]{
+                    toChannels(oneHot.get(NDArrayIndex.interval(from, to), NDArrayIndex.all()), h, w, groups, t),
+                    toChannels(biasRows.get(NDArrayIndex.interval(from, to), NDArrayIndex.all()), h, w, groups, t)};
+        }
+        return out;
     }
 }

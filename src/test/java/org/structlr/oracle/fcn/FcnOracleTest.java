@@ -42,6 +42,12 @@ import org.structlr.learn.Training;
 
 class FcnOracleTest {
 
+    /** An oracle of the built-in architecture, one image per mini-batch. */
+    static FcnOracle oracle(boolean pairwise, int width, int[] dilations, int epochs, double learningRate, long seed) {
+        return new FcnOracle(FcnSettings.builder(pairwise).width(width).dilations(dilations).epochs(epochs).learningRate(learningRate)
+                .seed(seed).batch(1).build());
+    }
+
     /** A ragged batch of three images of different sizes. */
     static final GridBatch RAGGED = new GridBatch(new int[]{4, 6, 5}, new int[]{5, 3, 5});
 
@@ -136,12 +142,12 @@ class FcnOracleTest {
             GridBatch one = GridBatch.uniform(1, 4, 5);
             INDArray px = pixels(one, 3, 11, DataType.DOUBLE);
             for (boolean pairwise : new boolean[]{false, true}) {
-                FcnOracle o = new FcnOracle(pairwise, 3, new int[]{1, 2}, 1, 1e-3, 5);
+                FcnOracle o = oracle(pairwise, 3, new int[]{1, 2}, 1, 1e-3, 5);
                 int classes = pairwise ? 4 : 2;
                 ComputationGraph net = o.newNetwork(3, classes, DataType.DOUBLE, new NoOp());
                 ImageRows im = pairwise ? ImageRows.edges(px, one, allEdges(one)) : ImageRows.pixels(px, one);
                 BiasedLogisticProblem p = problem(px, im, classes, 17);
-                INDArray[] labels = FcnOracle.imageLabels(p, im, pairwise ? 2 : 1, DataType.DOUBLE)[0];
+                INDArray[] labels = ImageTensors.labels(p, im, pairwise ? 2 : 1, DataType.DOUBLE)[0];
                 INDArray x = ImageTensors.image(px, one, 0, DataType.DOUBLE);
                 boolean ok = GradientCheckUtil.checkGradients(new GradientCheckUtil.GraphConfig().net(net)
                         .inputs(new INDArray[]{x, labels[1]}).labels(new INDArray[]{labels[0]})
@@ -168,10 +174,10 @@ class FcnOracleTest {
                     : List.of(ImageRows.pixels(px, RAGGED));
             for (ImageRows im : cases) {
                 BiasedLogisticProblem p = problem(px, im, classes, 23);
-                FullyConvolutionalScore f = (FullyConvolutionalScore) new FcnOracle(pairwise, 4, new int[]{1, 2}, 1, 1e-3, 9)
+                FullyConvolutionalScore f = (FullyConvolutionalScore) oracle(pairwise, 4, new int[]{1, 2}, 1, 1e-3, 9)
                         .fit(p, null);
                 ComputationGraph net = f.networkCopy();
-                INDArray[][] labels = FcnOracle.imageLabels(p, im, f.groups(), DataType.DOUBLE);
+                INDArray[][] labels = ImageTensors.labels(p, im, f.groups(), DataType.DOUBLE);
                 double dl4j = 0;
                 for (int k = 0; k < RAGGED.count(); k++) {
                     double imageLoss = net.score(new MultiDataSet(new INDArray[]{ImageTensors.image(px, RAGGED, k, DataType.DOUBLE), labels[k][1]},
@@ -189,7 +195,7 @@ class FcnOracleTest {
         GridBatch one = GridBatch.uniform(1, 3, 4);
         INDArray px = pixels(one, 2, 31, DataType.DOUBLE);
         BiasedLogisticProblem p = problem(px, ImageRows.edges(px, one, allEdges(one)), 4, 5);
-        FcnPairScore f = (FcnPairScore) new FcnOracle(true, 4, new int[]{1}, 1, 1e-3, 1).fit(p, null);
+        FcnPairScore f = (FcnPairScore) oracle(true, 4, new int[]{1}, 1, 1e-3, 1).fit(p, null);
         INDArray out = f.outputImage(ImageTensors.image(px, one, 0, DataType.DOUBLE));   // [1, 8, 3, 4]
         INDArray s = f.imageScores(px, one);
         int e = 0;
@@ -215,7 +221,7 @@ class FcnOracleTest {
             INDArray px = pixels(layout, 3, 41, DataType.FLOAT);
             for (boolean pairwise : new boolean[]{false, true}) {
                 ImageRows im = pairwise ? ImageRows.edges(px, layout, allEdges(layout)) : ImageRows.pixels(px, layout);
-                ImageScoreFunction f = (ImageScoreFunction) new FcnOracle(pairwise, 4, new int[]{1, 2}, 1, 1e-3, 3)
+                ImageScoreFunction f = (ImageScoreFunction) oracle(pairwise, 4, new int[]{1, 2}, 1, 1e-3, 3)
                         .fit(problem(px, im, pairwise ? 4 : 2, 43), null);
                 INDArray batch = f.imageScores(px, layout);
                 assertEquals(pairwise ? layout.numEdges() : layout.numVariables(), batch.size(0));
@@ -246,13 +252,13 @@ class FcnOracleTest {
         Nd4j.setDefaultDataTypes(DataType.DOUBLE, DataType.DOUBLE);
         try {
             GridBatch layout = new GridBatch(new int[]{4, 5, 4, 4}, new int[]{6, 3, 6, 6});
-            List<int[]> batches = FcnOracle.batches(layout, new int[]{3, 1, 0, 2}, 8);
+            List<int[]> batches = FcnEpochs.batches(layout, new int[]{3, 1, 0, 2}, 8);
             assertEquals(2, batches.size());
             assertArrayEquals(new int[]{3, 0, 2}, batches.get(0));
             assertArrayEquals(new int[]{1}, batches.get(1));
-            assertEquals(List.of(List.of(3), List.of(1), List.of(0), List.of(2)), FcnOracle.batches(layout, new int[]{3, 1, 0, 2}, 1)
+            assertEquals(List.of(List.of(3), List.of(1), List.of(0), List.of(2)), FcnEpochs.batches(layout, new int[]{3, 1, 0, 2}, 1)
                     .stream().map(b -> java.util.Arrays.stream(b).boxed().toList()).toList(), "batch 1: the given order");
-            assertEquals(2, FcnOracle.batches(layout, new int[]{0, 1, 2, 3}, 2).get(0).length);
+            assertEquals(2, FcnEpochs.batches(layout, new int[]{0, 1, 2, 3}, 2).get(0).length);
             INDArray px = pixels(layout, 3, 71, DataType.DOUBLE);
             int[] same = batches.get(0);
             double lr = 0.1;
@@ -260,14 +266,14 @@ class FcnOracleTest {
                 int classes = pairwise ? 4 : 2, groups = pairwise ? 2 : 1;
                 ImageRows im = pairwise ? ImageRows.edges(px, layout, allEdges(layout)) : ImageRows.pixels(px, layout);
                 BiasedLogisticProblem p = problem(px, im, classes, 73);
-                INDArray[][] l = FcnOracle.imageLabels(p, im, groups, DataType.DOUBLE);
+                INDArray[][] l = ImageTensors.labels(p, im, groups, DataType.DOUBLE);
                 INDArray[] x = new INDArray[layout.count()], y = new INDArray[x.length], b = new INDArray[x.length];
                 for (int k = 0; k < x.length; k++) {
                     x[k] = ImageTensors.image(px, layout, k, DataType.DOUBLE);
                     y[k] = l[k][0];
                     b[k] = l[k][1];
                 }
-                ComputationGraph net = new FcnOracle(pairwise, 4, new int[]{1, 2}, 1, lr, 5)
+                ComputationGraph net = oracle(pairwise, 4, new int[]{1, 2}, 1, lr, 5)
                         .newNetwork(3, classes, DataType.DOUBLE, new org.nd4j.linalg.learning.config.Sgd(lr));
                 INDArray gSum = null;
                 double sSum = 0;
@@ -279,8 +285,8 @@ class FcnOracleTest {
                     gSum = gSum == null ? g : gSum.addi(g);
                     sSum += net.score();
                 }
-                net.setInputs(FcnOracle.stack(x, same), FcnOracle.stack(b, same));
-                net.setLabels(FcnOracle.stack(y, same));
+                net.setInputs(FcnEpochs.stack(x, same), FcnEpochs.stack(b, same));
+                net.setLabels(FcnEpochs.stack(y, same));
                 net.computeGradientAndScore();
                 INDArray gBatch = net.gradient().gradient().dup();
                 assertEquals(sSum, net.score() * same.length, 1e-10 * Math.abs(sSum), "pairwise = " + pairwise);
@@ -288,7 +294,7 @@ class FcnOracleTest {
                 assertTrue(scale > 0);
                 assertEquals(0.0, gBatch.sub(gSum).amaxNumber().doubleValue(), 1e-10 * scale, "pairwise = " + pairwise);
                 INDArray start = net.params().dup();
-                net.fit(new INDArray[]{FcnOracle.stack(x, same), FcnOracle.stack(b, same)}, new INDArray[]{FcnOracle.stack(y, same)});
+                net.fit(new INDArray[]{FcnEpochs.stack(x, same), FcnEpochs.stack(b, same)}, new INDArray[]{FcnEpochs.stack(y, same)});
                 INDArray want = start.sub(gSum.mul(lr / same.length));
                 assertEquals(0.0, net.params().sub(want).amaxNumber().doubleValue(), 1e-10 * Math.max(1, want.amaxNumber().doubleValue()),
                         "one SGD step on the batch, pairwise = " + pairwise);
@@ -303,12 +309,54 @@ class FcnOracleTest {
     void batchedFitsLowerTheLossOnRaggedImages() {
         INDArray px = pixels(REPEATED, 3, 81, DataType.FLOAT);
         BiasedLogisticProblem p = problem(px, ImageRows.pixels(px, REPEATED), 2, 83);
-        FcnOracle o = new FcnOracle(false, 8, new int[]{1, 2}, 5, 1e-2, 7).withBatch(8);
+        FcnOracle o = oracle(false, 8, new int[]{1, 2}, 5, 1e-2, 7).with(s -> s.batch(8));
         ScoreFunction f1 = o.fit(p, null), f2 = o.fit(p, f1);
         double l0 = p.loss((ScoreFunction) null), l1 = p.loss(f1), l2 = p.loss(f2);
         assertTrue(l1 < l0 && l2 < l1, "loss should fall with fits: " + l0 + " -> " + l1 + " -> " + l2);
         assertArrayEquals(((ImageScoreFunction) f1).imageScores(px, REPEATED).toFloatMatrix(),
                 ((ImageScoreFunction) o.fit(p, null)).imageScores(px, REPEATED).toFloatMatrix(), "same seed, same function");
+    }
+
+    /** A plugged-in architecture: one 5 x 5 convolution, then the scores; the oracle trains it as it trains the built-in one. */
+    record FiveByFive(int width) implements FcnArchitecture {
+        @Override
+        public ComputationGraph newNetwork(int numFeatures, int numClasses, int groups, Optimisation o) {
+            var b = new org.deeplearning4j.nn.conf.NeuralNetConfiguration.Builder().seed(o.seed()).dataType(o.dataType()).updater(o.updater())
+                    .convolutionMode(org.deeplearning4j.nn.conf.ConvolutionMode.Same).graphBuilder().addInputs(FcnGraph.IMAGE, FcnGraph.BIAS);
+            b.addLayer(FcnGraph.conv(0), new org.deeplearning4j.nn.conf.layers.ConvolutionLayer.Builder(5, 5).nIn(numFeatures).nOut(width)
+                    .activation(Activation.TANH).build(), FcnGraph.IMAGE);
+            b.addLayer(FcnGraph.SCORES, new org.deeplearning4j.nn.conf.layers.ConvolutionLayer.Builder(1, 1).nIn(width)
+                    .nOut((long) groups * numClasses).activation(Activation.IDENTITY).build(), FcnGraph.conv(0));
+            FcnGraph.addHead(b, groups);
+            ComputationGraph net = new ComputationGraph(b.build());
+            net.init();
+            return net;
+        }
+
+        @Override
+        public String describe() {
+            return "conv 5x5x" + width + " tanh, conv 1x1";
+        }
+    }
+
+    @Test
+    void aPluggedInArchitectureIsTrainedAndDescribed() {
+        INDArray px = pixels(RAGGED, 3, 55, DataType.FLOAT);
+        for (boolean pairwise : new boolean[]{false, true}) {
+            ImageRows im = pairwise ? ImageRows.edges(px, RAGGED, allEdges(RAGGED)) : ImageRows.pixels(px, RAGGED);
+            BiasedLogisticProblem p = problem(px, im, pairwise ? 4 : 2, 57);
+            FcnOracle o = new FcnOracle(FcnSettings.builder(pairwise).architecture(new FiveByFive(6)).epochs(5).learningRate(1e-2)
+                    .seed(7).batch(1).build());
+            assertTrue(o.describe().contains("conv 5x5x6 tanh, conv 1x1"), o.describe());
+            assertEquals(o.settings(), o.with(s -> s.epochs(5)).settings(), "a plugged-in architecture survives toBuilder");
+            ScoreFunction f1 = o.fit(p, null), f2 = o.fit(p, f1);
+            double l0 = p.loss((ScoreFunction) null), l1 = p.loss(f1), l2 = p.loss(f2);
+            assertTrue(l1 < l0 && l2 <= l1, "pairwise = " + pairwise + ": loss should fall with fits: " + l0 + " -> " + l1 + " -> " + l2);
+            ComputationGraph net = ((FullyConvolutionalScore) f2).networkCopy();
+            assertArrayEquals(new int[]{5, 5}, FullyConvolutionalScore.convolution(net, FcnGraph.conv(0)).getKernelSize());
+            assertTrue(((FullyConvolutionalScore) f2).describe().contains("conv5x5x6 conv1x1x" + (pairwise ? 8 : 2)),
+                    ((FullyConvolutionalScore) f2).describe());
+        }
     }
 
     @Test
@@ -317,7 +365,7 @@ class FcnOracleTest {
         // labels that depend on the pixels: y = 1 where feature 0 exceeds the image's row neighbour
         ImageRows im = ImageRows.pixels(px, RAGGED);
         BiasedLogisticProblem p = problem(px, im, 2, 53);
-        FcnOracle o = new FcnOracle(false, 8, new int[]{1, 2}, 5, 1e-2, 7);
+        FcnOracle o = oracle(false, 8, new int[]{1, 2}, 5, 1e-2, 7);
         ScoreFunction f1 = o.fit(p, null), f2 = o.fit(p, f1);
         double l0 = p.loss((ScoreFunction) null), l1 = p.loss(f1), l2 = p.loss(f2);
         assertTrue(l1 < l0 && l2 < l1, "loss should fall with fits: " + l0 + " -> " + l1 + " -> " + l2);
@@ -341,12 +389,12 @@ class FcnOracleTest {
         BiasedLogisticProblem p = problem(px, ImageRows.pixels(px, RAGGED), 3, 93);
         // a start near a minimum (30 epochs), from which a long step climbs; a warm-started network
         // keeps its own learning rate (it travels with Adam's state), so the long step is set on it
-        FcnOracle oracle = new FcnOracle(false, 8, new int[]{1, 2}, 3, 1e-2, 7);
-        ScoreFunction start = oracle.withEpochs(30).fit(p, null);
+        FcnOracle oracle = oracle(false, 8, new int[]{1, 2}, 3, 1e-2, 7);
+        ScoreFunction start = oracle.with(s -> s.epochs(30)).fit(p, null);
         ((FullyConvolutionalScore) start).net.setLearningRate(3.0);
         FcnOracle wild = oracle;
         double before = p.loss(start);
-        double unchecked = p.loss(wild.withDescentCheck(false).fit(p, start));
+        double unchecked = p.loss(wild.with(s -> s.descentCheck(false)).fit(p, start));
         assertTrue(unchecked > before, "the test needs a step that raises the loss: " + before + " -> " + unchecked);
 
         ScoreFunction f = start;
@@ -357,11 +405,11 @@ class FcnOracleTest {
             assertTrue(now <= last, "fit " + i + " raised the loss: " + last + " -> " + now);
             last = now;
         }
-        double rate = FcnOracle.learningRate(((FullyConvolutionalScore) f).net);
+        double rate = FcnGraph.learningRate(((FullyConvolutionalScore) f).net);
         assertTrue(rate <= 3.0 / 2, "the rejected step should be halved, learning rate now " + rate);
 
         ((FullyConvolutionalScore) start).net.setLearningRate(1e-2);
-        ScoreFunction a = oracle.fit(p, start), b = oracle.withDescentCheck(false).fit(p, start);
+        ScoreFunction a = oracle.fit(p, start), b = oracle.with(s -> s.descentCheck(false)).fit(p, start);
         assertTrue(p.loss(a) < before, "a sane step lowers the loss");
         assertArrayEquals(((ImageScoreFunction) b).imageScores(px, RAGGED).toFloatMatrix(),
                 ((ImageScoreFunction) a).imageScores(px, RAGGED).toFloatMatrix(), "an accepted fit is the unchecked fit");
@@ -375,18 +423,18 @@ class FcnOracleTest {
     void recoveryRegrowsTheStepAndWeightDecayChangesTheFit() {
         INDArray px = pixels(RAGGED, 3, 95, DataType.FLOAT);
         BiasedLogisticProblem p = problem(px, ImageRows.pixels(px, RAGGED), 2, 97);
-        FcnOracle oracle = new FcnOracle(false, 8, new int[]{1, 2}, 2, 1e-2, 7);
+        FcnOracle oracle = oracle(false, 8, new int[]{1, 2}, 2, 1e-2, 7);
         ScoreFunction start = oracle.fit(p, null);
         ((FullyConvolutionalScore) start).net.setLearningRate(1e-2 / 8);
-        ScoreFunction kept = oracle.withRecovery(1).fit(p, start), regrown = oracle.fit(p, start);
+        ScoreFunction kept = oracle.with(s -> s.recovery(1)).fit(p, start), regrown = oracle.fit(p, start);
         assertTrue(p.loss(kept) <= p.loss(start) && p.loss(regrown) <= p.loss(start), "both fits accepted");
-        assertEquals(1e-2 / 8, FcnOracle.learningRate(((FullyConvolutionalScore) kept).net), 1e-12, "no recovery: the step stays");
-        assertEquals(1e-2 / 4, FcnOracle.learningRate(((FullyConvolutionalScore) regrown).net), 1e-12, "recovery 2 (the default): doubled");
+        assertEquals(1e-2 / 8, FcnGraph.learningRate(((FullyConvolutionalScore) kept).net), 1e-12, "no recovery: the step stays");
+        assertEquals(1e-2 / 4, FcnGraph.learningRate(((FullyConvolutionalScore) regrown).net), 1e-12, "recovery 2 (the default): doubled");
         ((FullyConvolutionalScore) start).net.setLearningRate(0.8e-2);
-        assertEquals(1e-2, FcnOracle.learningRate(((FullyConvolutionalScore) oracle.withRecovery(2).fit(p, start)).net), 1e-12,
+        assertEquals(1e-2, FcnGraph.learningRate(((FullyConvolutionalScore) oracle.with(s -> s.recovery(2)).fit(p, start)).net), 1e-12,
                 "never above the configured rate");
 
-        ScoreFunction plain = oracle.fit(p, null), decayed = oracle.withWeightDecay(0.1).fit(p, null);
+        ScoreFunction plain = oracle.fit(p, null), decayed = oracle.with(s -> s.weightDecay(0.1)).fit(p, null);
         assertFalse(java.util.Arrays.equals(((ImageScoreFunction) plain).imageScores(px, RAGGED).reshape(-1).toFloatVector(),
                 ((ImageScoreFunction) decayed).imageScores(px, RAGGED).reshape(-1).toFloatVector()), "weight decay changes the fit");
     }
@@ -399,12 +447,12 @@ class FcnOracleTest {
         java.util.Map<String, String> given = java.util.Map.of("width", "4", "dilations", "1,2", "epochs", "1", "lr", "0.001",
                 "batch", "2", "descent-check", "false", "weight-decay", "0.01", "recovery", "1");
         Oracle fromSpec = FunctionSpec.unary("fcn", given).create(3, 3, 1);
-        FcnOracle direct = new FcnOracle(false, 4, new int[]{1, 2}, 1, 1e-3, 3).withBatch(2).withDescentCheck(false)
-                .withWeightDecay(0.01).withRecovery(1);
+        FcnOracle direct = oracle(false, 4, new int[]{1, 2}, 1, 1e-3, 3).with(s -> s.batch(2)).with(s -> s.descentCheck(false))
+                .with(s -> s.weightDecay(0.01)).with(s -> s.recovery(1));
         assertEquals(direct.describe(), fromSpec.describe());
         assertArrayEquals(((ImageScoreFunction) direct.fit(p, null)).imageScores(px, RAGGED).toFloatMatrix(),
                 ((ImageScoreFunction) fromSpec.fit(p, null)).imageScores(px, RAGGED).toFloatMatrix());
-        assertEquals(FcnOracle.pairwise().withSeed(9).describe(), FunctionSpec.pairwise("fcn").create(3, 9, 1).describe(), "defaults");
+        assertEquals(new FcnOracle(FcnSettings.builder(true).seed(9).build()).describe(), FunctionSpec.pairwise("fcn").create(3, 9, 1).describe(), "defaults");
     }
 
     @Test
@@ -413,7 +461,7 @@ class FcnOracleTest {
         for (boolean pairwise : new boolean[]{false, true}) {
             ImageRows im = pairwise ? ImageRows.edges(px, RAGGED, allEdges(RAGGED)) : ImageRows.pixels(px, RAGGED);
             BiasedLogisticProblem p = problem(px, im, pairwise ? 4 : 2, 63);
-            FcnOracle o = new FcnOracle(pairwise, 4, new int[]{1, 2}, 1, 1e-3, 3);
+            FcnOracle o = oracle(pairwise, 4, new int[]{1, 2}, 1, 1e-3, 3);
             ImageScoreFunction f = (ImageScoreFunction) o.fit(p, null);
             Path dir = tmp.resolve("f" + pairwise);
             f.save(dir);
@@ -439,7 +487,7 @@ class FcnOracleTest {
         ExampleBatch batch = new ExampleBatch(data.train(), 2, List.of("pairwise"));
         LearnSettings s = new LearnSettings(6, 0.1, 5, 0, 1);
         // a small FCN (two layers, receptive field 7 x 7) so that the test takes seconds
-        Oracle fcnOracle = new FcnOracle(false, 16, new int[]{1, 2}, 2, 2e-2, 1);
+        Oracle fcnOracle = oracle(false, 16, new int[]{1, 2}, 2, 2e-2, 1);
         double fcn = last(new AlternatingLearner(s, fcnOracle, List.of(new ZeroOracle())).train(batch, null, (r, n) -> {}).curve());
         double linear = last(new AlternatingLearner(s, new LinearOracle(), List.of(new ZeroOracle())).train(batch, null, (r, n) -> {}).curve());
         assertTrue(fcn < 0.9 * linear, "fcn objective " + fcn + " should be well below linear " + linear);
@@ -459,9 +507,9 @@ class FcnOracleTest {
         ExampleBatch batch = new ExampleBatch(images, 2, types);
         assertEquals(new GridBatch(new int[]{5, 6, 5}, new int[]{7, 4, 7}), batch.layout());
         INDArray px = batch.unaryFeatures();
-        ScoreFunction unary = new FcnOracle(false, 4, new int[]{1, 2}, 1, 1e-2, 9).fit(problem(px, batch.imageRows(-1), 2, 5), null);
+        ScoreFunction unary = oracle(false, 4, new int[]{1, 2}, 1, 1e-2, 9).fit(problem(px, batch.imageRows(-1), 2, 5), null);
         List<ScoreFunction> pair = new java.util.ArrayList<>();
-        for (int t = 0; t < 2; t++) pair.add(new FcnOracle(true, 4, new int[]{1, 2}, 1, 1e-2, t).fit(problem(px, batch.imageRows(t), 4, 6 + t), null));
+        for (int t = 0; t < 2; t++) pair.add(oracle(true, 4, new int[]{1, 2}, 1, 1e-2, t).fit(problem(px, batch.imageRows(t), 4, 6 + t), null));
         INDArray u = Potentials.unary(batch, unary, 0.1), p = Potentials.pairwise(batch, pair, 0.1);
         for (int k = 0; k < images.size(); k++) {
             ExampleBatch alone = new ExampleBatch(List.of(images.get(k)), 2, types);
