@@ -56,6 +56,25 @@ class ModelsTest {
         assertEquals(card.path("test_error").asDouble(), org.structlr.model.Potentials.error(test, p.labels()), 5e-5);
     }
 
+    /**
+     * Each ready model ships beside its export (models/NAME-export, written by {@code structlr export}),
+     * and that export is still this model's: every file restored by plain DL4J/XGBoost in a JVM
+     * without structlr gives the model's scores (a retrained model with a stale export fails here).
+     */
+    @Test
+    void shippedExportsAreTheModelsOwn(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        java.util.Map<String, CrfModel> models = new java.util.LinkedHashMap<>();
+        java.util.Map<String, Path> exports = new java.util.LinkedHashMap<>();
+        for (String name : java.util.List.of("horses", "horses-fcn", "denoise-boost")) {
+            Path export = MODELS.resolve(name + "-export");
+            assertTrue(Files.isRegularFile(export.resolve(ModelExport.MANIFEST)), export + " missing: run structlr export --model "
+                    + MODELS.resolve(name) + " --output " + export);
+            models.put(name, CrfModel.load(MODELS.resolve(name)));
+            exports.put(name, export);
+        }
+        assertEquals(1, ModelExportTest.assertPlainRuntimeReproduces(models, exports, tmp), "horses-fcn's whole-image unary");
+    }
+
     @Test
     void denoisingModelReachesItsStatedTestError() throws Exception {
         Path dir = MODELS.resolve("denoise-boost");
