@@ -45,16 +45,14 @@ public final class Training {
     }
 
     /**
-     * Not yet: learning from void labels (issue 21, item 2). Until the learner gives void variables
-     * no term of their own, a training set with a void label is refused rather than mis-trained;
-     * test and validation examples may have void labels (their errors and metrics skip them).
+     * Void labels in the training set: learned in the simple form (a void variable adds no term of
+     * its own, {@link VoidRows}), on one machine with a schedule that does not extrapolate; an
+     * extrapolating schedule is refused for now (its line objective counts every label).
      */
-    static void refuseVoid(Dataset data) {
-        for (org.structlr.data.Example e : data.train()) {
-            if (e.hasVoid()) {
-                throw new BadInputException(e.name() + ": has void labels (" + org.structlr.data.Example.VOID
-                        + " = no label); training on void labels is not supported yet (test and val examples may have them)");
-            }
+    static void checkVoid(Dataset data, LearnSettings settings) {
+        if (data.hasVoid("train") && settings.newSchedule().extrapolates()) {
+            throw new BadInputException(data.root().map(Object::toString).orElse("<data set>") + ": the training examples have void labels;"
+                    + " schedule " + settings.schedule() + " extrapolates, which does not handle void yet: use --schedule paper or adaptive");
         }
     }
 
@@ -109,7 +107,7 @@ public final class Training {
     public static Outcome train(Dataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings,
                                 int threads, LearnListener listener, LearnerState from, StateSink sink) {
         checkApplicable(data, unary.name(), pair.name());
-        refuseVoid(data);
+        checkVoid(data, settings);
         List<String> types = pairTypeNames(data.numPairTypes());
         int L = data.numLabels();
         ExampleBatch train = new ExampleBatch(data.train(), L, types);
