@@ -420,14 +420,15 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
     static INDArray[][] imageLabels(BiasedLogisticProblem p, ImageRows im, int groups, DataType t) {
         GridBatch layout = im.layout();
         int c = p.numClasses(), n = p.numRows();
-        int[] rows = im.rows(), labels = p.labels();
+        int[] rows = im.rows();
+        org.structlr.oracle.RowTargets targets = p.targets();
         int[] slotOf = im.perEdge() ? ImageTensors.edgeSlots(layout) : null;
         float[] bias = BiasedLogisticProblem.flatFloat(p.bias());
         long slots = (long) layout.numVariables() * groups;
         float[] y = new float[Math.toIntExact(slots * c)], b = new float[y.length];
         for (int i = 0; i < n; i++) {
             int s = im.perEdge() ? slotOf[rows[i]] : rows[i];
-            y[s * c + labels[i]] = 1f;
+            for (int k = 0; k < c; k++) y[s * c + k] = (float) targets.target(i, k);
             System.arraycopy(bias, i * c, b, s * c, c);
         }
         INDArray oneHot = Nd4j.create(y, new long[]{slots, c}, 'c'), biasRows = Nd4j.create(b, new long[]{slots, c}, 'c');
