@@ -34,8 +34,10 @@ public final class Targets {
     private final INDArray delta;           // [V, L]
     private final INDArray truthU, truthP;  // flat indices of the true entries: v * L + y_v, e * L^2 + y_i L + y_j (labelled only)
     private final VoidRows voids;
+    private final double[] unaryWeights;    // row weights of the unary rows (RowWeights), or null: all 1
+    private final double[][] pairWeights;   // per pairwise type, in the type's edge order, or null: all 1
 
-    private Targets(ExampleBatch b) {
+    private Targets(ExampleBatch b, RowWeights weights) {
         if (!b.hasLabels()) throw new IllegalArgumentException("training examples must carry labels");
         L = b.numLabels();
         labels = b.labels();
@@ -52,6 +54,29 @@ public final class Targets {
                 .mapToLong(e -> (long) e * L * L + joint[e]).toArray());
         delta = org.structlr.model.Potentials.hammingLoss(b);
         voids = new VoidRows(b);
+        if (weights.any()) {
+            // w_i = e_k c_{y_i}, w_a = e_k (c_{y_i} + c_{y_j}) / 2 (RowWeights); void rows are dropped, so their weight is never read
+            int n = b.examples().size();
+            double[] c = weights.classWeights(labels, L), e = weights.exampleWeights(n);
+            unaryWeights = new double[labels.length];
+            double[] edgeWeights = new double[joint.length];
+            org.structlr.graph.FactorGraph g = b.graph();
+            for (int k = 0; k < n; k++) {
+                for (int v = b.variableOffset(k); v < b.variableOffset(k + 1); v++) unaryWeights[v] = labels[v] == Example.VOID ? 0 : e[k] * c[labels[v]];
+                for (int a = b.edgeOffset(k); a < b.edgeOffset(k + 1); a++) {
+                    edgeWeights[a] = joint[a] == Example.VOID ? 0 : e[k] * (c[labels[g.edgeFrom(a)]] + c[labels[g.edgeTo(a)]]) / 2;
+                }
+            }
+            pairWeights = new double[pairLabels.length][];
+            for (int t = 0; t < pairLabels.length; t++) {
+                int[] edges = b.edgesOfType(t);
+                pairWeights[t] = new double[edges.length];
+                for (int k = 0; k < edges.length; k++) pairWeights[t][k] = edgeWeights[edges[k]];
+            }
+        } else {
+            unaryWeights = null;
+            pairWeights = null;
+        }
     }
 
     /** Whether some training variable is void (it then adds no term of its own, {@link VoidRows}). */
@@ -71,7 +96,7 @@ public final class Targets {
 
     /** The unary oracle problem: the labelled variables' rows of the features and bias [V, L], placed by {@code images} (may be null). */
     BiasedLogisticProblem unaryProblem(INDArray features, INDArray bias, ImageRows images) {
-        return voids.unaryProblem(features, bias, images);
+        return voids.unaryProblem(features, bias, unaryWeights, images);
     }
 
     /**
@@ -79,12 +104,22 @@ public final class Targets {
      * type's features and bias (type order); null when the type has no such edge.
      */
     BiasedLogisticProblem pairProblem(int t, INDArray features, INDArray bias, ImageRows images) {
-        return voids.pairProblem(t, features, pairLabels[t], bias, images);
+        return voids.pairProblem(t, features, pairLabels[t], bias, pairWeights == null ? null : pairWeights[t], images);
     }
 
     /** The truth of a labelled batch. */
     public static Targets of(ExampleBatch b) {
-        return new Targets(b);
+        return new Targets(b, RowWeights.NONE);
+    }
+
+    /**
+     * The truth of a labelled batch whose oracle rows carry {@code weights} (class weights and one
+     * example weight per example of the batch, in its order).
+     *
+     * @throws IllegalArgumentException when the weights do not fit the batch (class or example count)
+     */
+    public static Targets of(ExampleBatch b, RowWeights weights) {
+        return new Targets(b, weights);
     }
 
     /** [V, L] Delta: 1 where y differs from the true label. Do not modify. */

@@ -84,31 +84,45 @@ final class VoidRows {
 
     /**
      * The unary oracle problem of the labelled variables: rows {@code unaryRows} of the features,
-     * labels and bias, placed in the images by {@code images} (null: not a grid batch).
+     * labels, bias and row weights ({@link RowWeights}; null: all 1), placed in the images by
+     * {@code images} (null: not a grid batch).
      */
-    BiasedLogisticProblem unaryProblem(INDArray features, INDArray bias, ImageRows images) {
-        if (!any) return new BiasedLogisticProblem(features, labels, bias, numLabels).withImages(images);
+    BiasedLogisticProblem unaryProblem(INDArray features, INDArray bias, double[] weights, ImageRows images) {
+        if (!any) return weighted(new BiasedLogisticProblem(features, labels, bias, numLabels), weights).withImages(images);
         int[] y = pick(labels, unaryRows);
         ImageRows im = images == null ? null : new ImageRows(images.pixelFeatures(), images.layout(), pick(images.rows(), unaryRows), false);
-        return new BiasedLogisticProblem(Nd4j.pullRows(features, 1, unaryRows), y, Nd4j.pullRows(bias, 1, unaryRows), numLabels).withImages(im);
+        return weighted(new BiasedLogisticProblem(Nd4j.pullRows(features, 1, unaryRows), y, Nd4j.pullRows(bias, 1, unaryRows), numLabels),
+                weights == null ? null : pick(weights, unaryRows)).withImages(im);
     }
 
     /**
      * The oracle problem of pairwise type {@code t}'s edges with two labelled ends, from the type's
-     * features, joint labels and bias (all in the type's edge order); null when no edge of the type
-     * has two labelled ends (the type's function then stays as it was).
+     * features, joint labels, bias and row weights (null: all 1; all in the type's edge order); null
+     * when no edge of the type has two labelled ends (the type's function then stays as it was).
      */
-    BiasedLogisticProblem pairProblem(int t, INDArray features, int[] jointLabels, INDArray bias, ImageRows images) {
+    BiasedLogisticProblem pairProblem(int t, INDArray features, int[] jointLabels, INDArray bias, double[] weights, ImageRows images) {
         int c = numLabels * numLabels;
-        if (!any) return new BiasedLogisticProblem(features, jointLabels, bias, c).withImages(images);
+        if (!any) return weighted(new BiasedLogisticProblem(features, jointLabels, bias, c), weights).withImages(images);
         int[] rows = pairRows[t];
         if (rows.length == 0) return null;
         ImageRows im = images == null ? null : new ImageRows(images.pixelFeatures(), images.layout(), pick(images.rows(), rows), true);
-        return new BiasedLogisticProblem(Nd4j.pullRows(features, 1, rows), pick(jointLabels, rows), Nd4j.pullRows(bias, 1, rows), c).withImages(im);
+        return weighted(new BiasedLogisticProblem(Nd4j.pullRows(features, 1, rows), pick(jointLabels, rows), Nd4j.pullRows(bias, 1, rows), c),
+                weights == null ? null : pick(weights, rows)).withImages(im);
+    }
+
+    /** The problem with row weights {@code w} (T = w t), or as it is for null. */
+    private static BiasedLogisticProblem weighted(BiasedLogisticProblem p, double[] w) {
+        return w == null ? p : p.withTargets(p.targets().withWeights(w));
     }
 
     private static int[] pick(int[] a, int[] at) {
         int[] out = new int[at.length];
+        for (int k = 0; k < at.length; k++) out[k] = a[at[k]];
+        return out;
+    }
+
+    private static double[] pick(double[] a, int[] at) {
+        double[] out = new double[at.length];
         for (int k = 0; k < at.length; k++) out[k] = a[at[k]];
         return out;
     }
