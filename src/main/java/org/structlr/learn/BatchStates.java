@@ -108,7 +108,7 @@ public final class BatchStates implements ExampleStates {
      * The oracle problem of one factor type at the current messages, its rows placed in the batch's
      * images for whole-image functions ({@code withImages}; no effect without a grid layout). With
      * void labels only the rows of labelled variables and of edges with two labelled ends; null
-     * when a pairwise type has no such edge (its function then stays as it is).
+     * when a type has no such row or every one weighs 0 (its function then stays as it is).
      */
     public BiasedLogisticProblem problem(int type) {
         requireTrain();

@@ -85,34 +85,42 @@ final class VoidRows {
     /**
      * The unary oracle problem of the labelled variables: rows {@code unaryRows} of the features,
      * labels, bias and row weights ({@link RowWeights}; null: all 1), placed in the images by
-     * {@code images} (null: not a grid batch).
+     * {@code images} (null: not a grid batch); null when every row has weight 0.
      */
     BiasedLogisticProblem unaryProblem(INDArray features, INDArray bias, double[] weights, ImageRows images) {
-        if (!any) return weighted(new BiasedLogisticProblem(features, labels, bias, numLabels), weights).withImages(images);
+        if (!any) return placed(weighted(new BiasedLogisticProblem(features, labels, bias, numLabels), weights), images);
         int[] y = pick(labels, unaryRows);
         ImageRows im = images == null ? null : new ImageRows(images.pixelFeatures(), images.layout(), pick(images.rows(), unaryRows), false);
-        return weighted(new BiasedLogisticProblem(Nd4j.pullRows(features, 1, unaryRows), y, Nd4j.pullRows(bias, 1, unaryRows), numLabels),
-                weights == null ? null : pick(weights, unaryRows)).withImages(im);
+        return placed(weighted(new BiasedLogisticProblem(Nd4j.pullRows(features, 1, unaryRows), y, Nd4j.pullRows(bias, 1, unaryRows), numLabels),
+                weights == null ? null : pick(weights, unaryRows)), im);
     }
 
     /**
      * The oracle problem of pairwise type {@code t}'s edges with two labelled ends, from the type's
      * features, joint labels, bias and row weights (null: all 1; all in the type's edge order); null
-     * when no edge of the type has two labelled ends (the type's function then stays as it was).
+     * when no edge of the type has two labelled ends or every one weighs 0 (the type's function then
+     * stays as it was).
      */
     BiasedLogisticProblem pairProblem(int t, INDArray features, int[] jointLabels, INDArray bias, double[] weights, ImageRows images) {
         int c = numLabels * numLabels;
-        if (!any) return weighted(new BiasedLogisticProblem(features, jointLabels, bias, c), weights).withImages(images);
+        if (!any) return placed(weighted(new BiasedLogisticProblem(features, jointLabels, bias, c), weights), images);
         int[] rows = pairRows[t];
         if (rows.length == 0) return null;
         ImageRows im = images == null ? null : new ImageRows(images.pixelFeatures(), images.layout(), pick(images.rows(), rows), true);
-        return weighted(new BiasedLogisticProblem(Nd4j.pullRows(features, 1, rows), pick(jointLabels, rows), Nd4j.pullRows(bias, 1, rows), c),
-                weights == null ? null : pick(weights, rows)).withImages(im);
+        return placed(weighted(new BiasedLogisticProblem(Nd4j.pullRows(features, 1, rows), pick(jointLabels, rows), Nd4j.pullRows(bias, 1, rows), c),
+                weights == null ? null : pick(weights, rows)), im);
     }
 
-    /** The problem with row weights {@code w} (T = w t), or as it is for null. */
+    /** The problem with row weights {@code w} (T = w t), as it is for null; null when every weight is 0 (nothing to fit). */
     private static BiasedLogisticProblem weighted(BiasedLogisticProblem p, double[] w) {
-        return w == null ? p : p.withTargets(p.targets().withWeights(w));
+        if (w == null) return p;
+        double total = 0;
+        for (double v : w) total += v;
+        return total > 0 ? p.withTargets(p.targets().withWeights(w)) : null;
+    }
+
+    private static BiasedLogisticProblem placed(BiasedLogisticProblem p, ImageRows images) {
+        return p == null ? null : p.withImages(images);
     }
 
     private static int[] pick(int[] a, int[] at) {
