@@ -150,6 +150,17 @@ class WeightedLearningTest {
     }
 
     @Test
+    void theJavaBuilderTakesTheWeights(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws java.io.IOException {
+        new DenoisingGenerator(3, false).generateTo(tmp, 2, 1, 8, 8, 2);
+        org.structlr.api.Crf crf = org.structlr.api.CrfTrainer.builder().iterations(2).sweeps(3).evalSweeps(0).classWeights("2,1")
+                .exampleWeights(1, 3).build().train(org.structlr.api.CrfData.read(tmp));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> w = (Map<String, Object>) crf.settings().get("weights");
+        assertEquals(List.of(2.0, 1.0), w.get("classWeights"));
+        assertEquals(List.of(1.0, 3.0), w.get("exampleWeights"));
+    }
+
+    @Test
     void balancedIsNOverKTimesTheClassCount() {
         int[] y = {0, 0, 0, 1, Example.VOID, 0, 2, 2};
         double[] c = RowWeights.classes(RowWeights.BALANCED).classWeights(y, 4);
