@@ -27,7 +27,7 @@ import org.structlr.oracle.ScoreFunction;
 
 /**
  * Class and example weights on the oracle rows ({@link RowWeights}): an example of weight k learns
- * what k copies of it learn; a class weight k on the unary rows is k copies of that class's rows;
+ * what k copies of it learn (linear, const, a user's class); a class weight k on the unary rows is k copies of that class's rows;
  * the pairwise rows carry the mean of their ends' class weights; balanced weights on an imbalanced
  * set raise the rare class's IoU against the unweighted run; the weights are recorded in the model.
  */
@@ -51,7 +51,8 @@ class WeightedLearningTest {
         copies.add(d.train().get(0));
         Dataset copied = Dataset.of(copies, d.test(), List.of());
         INDArray probeU = Nd4j.rand(DataType.FLOAT, 20, 2), probeP = Nd4j.rand(DataType.FLOAT, 20, 2);
-        for (String kind : List.of("linear", "const")) {
+        // the built-in classes whose fit is exact, and a user's class (test sources, registered like any other) through the oracle interface
+        for (String kind : List.of("linear", "const", org.structlr.extension.GdLinearClass.NAME)) {
             FunctionSpec u = FunctionSpec.unary(kind), p = FunctionSpec.pairwise("linear");
             Training.Outcome weighted = Training.train(d, u, p, SETTINGS, RowWeights.NONE.withExamples(new double[] {3, 1, 1}), 1,
                     LearnListener.NONE, null, StateSink.NONE);
