@@ -15,11 +15,15 @@ import org.structlr.data.Example;
  *   unary row of variable i in example k:     w_i = e_k c_{y_i}
  *   pairwise row of edge (i, j) in example k: w_a = e_k (c_{y_i} + c_{y_j}) / 2
  * </pre>
- * with e_k the example's weight and c_y the class weight of label y. Message passing is unchanged.
- * An example weight is exactly that many copies of the example (its engine's messages are the same
- * for every copy, and a row of weight k counts as k rows in every fit); a class weight scales the
- * terms of that class's factors in the fits, which is what class weighting means for a logistic
- * loss. The objective the learner reports stays the unweighted R.
+ * with e_k the example's weight and c_y the class weight of label y, scaled per problem to a mean
+ * of 1. Message passing is unchanged. For the classes whose fit minimises the weighted mean loss
+ * (linear, const, a user's class that reads {@code targets()}) an example weight is exactly that
+ * many copies of the example (its engine's messages are the same for every copy, and a row of
+ * weight k counts as k rows); the mini-batch classes (mlp, cnn, fcn) weight each row's gradient,
+ * which equals copies in expectation per step, not in the number of steps; boost weights each row's
+ * gradient and Hessian. A class weight scales the terms of that class's factors in the fits, which
+ * is what class weighting means for a logistic loss. The objective the learner reports stays the
+ * unweighted R.
  *
  * <p>{@code balanced}: c_y = N / (K N_y) over the N labelled training variables, K the classes
  * present and N_y those labelled y (scikit-learn's rule, so the total weight stays N); a class

@@ -111,12 +111,20 @@ final class VoidRows {
                 weights == null ? null : pick(weights, rows)), im);
     }
 
-    /** The problem with row weights {@code w} (T = w t), as it is for null; null when every weight is 0 (nothing to fit). */
+    /**
+     * The problem with row weights {@code w} (T = w t) scaled to a mean of 1, as it is for null; null
+     * when every weight is 0 (nothing to fit). The scale changes no weighted mean (the classes that
+     * divide by the total weight fit the same function); the mini-batch classes (mlp, cnn, fcn),
+     * whose steps average over the rows of a batch, then take steps of the unweighted size.
+     */
     private static BiasedLogisticProblem weighted(BiasedLogisticProblem p, double[] w) {
         if (w == null) return p;
         double total = 0;
         for (double v : w) total += v;
-        return total > 0 ? p.withTargets(p.targets().withWeights(w)) : null;
+        if (!(total > 0)) return null;
+        double[] scaled = new double[w.length];
+        for (int i = 0; i < w.length; i++) scaled[i] = w[i] * (w.length / total);
+        return p.withTargets(p.targets().withWeights(scaled));
     }
 
     private static BiasedLogisticProblem placed(BiasedLogisticProblem p, ImageRows images) {

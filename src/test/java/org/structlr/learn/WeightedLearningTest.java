@@ -87,20 +87,24 @@ class WeightedLearningTest {
             for (int k = 0; k < at.length; k++) yy[k] = y[at[k]];
             BiasedLogisticProblem copies = new BiasedLogisticProblem(Nd4j.pullRows(weighted.features(), 1, at), yy,
                     Nd4j.pullRows(weighted.bias(), 1, at), 2);
-            for (int v = 0; v < y.length; v++) assertEquals(y[v] == 1 ? 3.0 : 1.0, weighted.targets().weight(v), 0.0, "row " + v);
+            double mean = 0;
+            for (int v = 0; v < y.length; v++) mean += (y[v] == 1 ? 3.0 : 1.0) / y.length;
+            for (int v = 0; v < y.length; v++) assertEquals((y[v] == 1 ? 3.0 : 1.0) / mean, weighted.targets().weight(v), 1e-12, "row " + v + " (mean 1)");
             Oracle linear = FunctionSpec.unary("linear").create(2, 1, 1);
             ScoreFunction a = linear.fit(weighted, null), b = linear.fit(copies, null);
             INDArray probe = Nd4j.rand(DataType.FLOAT, 30, 2);
             assertArrayEquals(b.scores(probe).castTo(DataType.DOUBLE).data().asDouble(), a.scores(probe).castTo(DataType.DOUBLE).data().asDouble(), 1e-4,
                     "class weight 3 = the class's rows three times");
-            assertEquals(copies.loss(a), weighted.loss(a), 1e-6 * copies.loss(a), "the same loss");
+            assertEquals(copies.meanLoss(a), weighted.meanLoss(a), 1e-6 * copies.meanLoss(a), "the same mean loss");
             // pairwise rows: the mean of the two ends' class weights
             BiasedLogisticProblem pair = states.problem(0);
             int[] edges = train.edgesOfType(0);
+            double pairMean = 0;
+            for (int e : edges) pairMean += (w.classWeights(y, 2)[y[train.graph().edgeFrom(e)]] + w.classWeights(y, 2)[y[train.graph().edgeTo(e)]]) / 2 / edges.length;
             for (int k = 0; k < edges.length; k++) {
                 int e = edges[k];
                 double expected = (w.classWeights(y, 2)[y[train.graph().edgeFrom(e)]] + w.classWeights(y, 2)[y[train.graph().edgeTo(e)]]) / 2;
-                assertEquals(expected, pair.targets().weight(k), 0.0, "edge " + e);
+                assertEquals(expected / pairMean, pair.targets().weight(k), 1e-12, "edge " + e + " (mean 1)");
             }
         }
     }
