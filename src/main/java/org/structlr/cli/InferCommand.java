@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code structlr infer FILE.uai}: smoothed-LP marginals and decoded labels of a pairwise UAI
- * MARKOV network (DESIGN §1). {@code --format json} (the default) writes
+ * MARKOV network (docs/design.md §1). {@code --format json} (the default) writes
  *
  * <pre>
  * {"dual": .., "primal": .., "gap": .., "iterations": .., "converged": ..,
@@ -49,7 +49,7 @@ import picocli.CommandLine.Spec;
  *
  * <p>The marginals of each variable have that variable's own label count (1 for a single-label
  * variable). The potentials are the logs of the tables (constant, empty-scope factors dropped) and
- * the dual is the smoothed dual of DESIGN §1 for them, an upper bound on the smoothed LP value,
+ * the dual is the smoothed dual of docs/design.md §1 for them, an upper bound on the smoothed LP value,
  * tight when the gap is 0. The energy is {@code sum_i theta_i(y_i) + sum_a theta_a(y_i, y_j)} of the
  * labels, the log-probability up to log Z; when the labels break a hard constraint it is minus
  * infinity, written as {@code null} with {@code "feasible": false}. A non-finite dual, primal or gap

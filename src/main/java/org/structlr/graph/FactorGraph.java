@@ -11,7 +11,7 @@ import java.util.Set;
  * Every variable belongs to a unary factor type and every edge to a pairwise factor type; all
  * factors of one type share one potential function (they are "tied"). Immutable.
  *
- * <p>Pairwise potentials of edge (i, j) are flattened as {@code y_i * L_j + y_j} (DESIGN §1); the
+ * <p>Pairwise potentials of edge (i, j) are flattened as {@code y_i * L_j + y_j} (docs/design.md §1); the
  * inference engine pads every variable to {@link #maxLabels()} labels with impossible labels.
  */
 public final class FactorGraph {

@@ -6,7 +6,7 @@ import org.nd4j.linalg.api.ops.impl.transforms.custom.SoftMax;
 import org.nd4j.linalg.factory.Nd4j;
 
 /**
- * The biased logistic loss of the oracle step (DESIGN §1) and its gradient: the one implementation
+ * The biased logistic loss of the oracle step (docs/design.md §1) and its gradient: the one implementation
  * every function class uses (the linear and constant fits' loops, XGBoost's custom gradients, the
  * DL4J loss of the networks, {@link BiasedLogisticProblem#loss}). For a row with scores s_n = g(x_n),
  * bias b_n and z_n = s_n + b_n:

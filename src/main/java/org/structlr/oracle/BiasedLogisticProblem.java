@@ -8,7 +8,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
 /**
- * One oracle step (DESIGN §1): a C-class logistic regression with a per-example bias,
+ * One oracle step (docs/design.md §1): a C-class logistic regression with a per-example bias,
  * <pre>
  *   maximise over g:  sum_n [ g(x_n, y_n) + b_n(y_n) - lse_c( g(x_n, c) + b_n(c) ) ]
  * </pre>

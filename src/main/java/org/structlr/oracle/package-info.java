@@ -1,6 +1,6 @@
 /**
  * Internal (no compatibility promise), except the extension point {@link org.structlr.oracle.FunctionClass}:
- * the oracle step of DESIGN §1: fit a function of one class to a biased logistic problem,
+ * the oracle step of docs/design.md §1: fit a function of one class to a biased logistic problem,
  * <pre>
  *   maximise over g in the class:  sum_rows [ g(phi, y) + b(y) - lse_c( g(phi, c) + b(c) ) ],   f = eps g
  * </pre>

@@ -32,7 +32,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  *   grad_nc = p_nc - [y_n = c]          hess_nc = max(s * p_nc (1 - p_nc), 1e-16)
  * </pre>
  * where s is the {@link Hessian} setting (the class option {@code hessian}): s = 1 is the diagonal of the softmax loss's Hessian, so a
- * leaf's value -eta * G / (H + lambda) is the Newton step DESIGN §1 asks for; s = 2 is XGBoost's own
+ * leaf's value -eta * G / (H + lambda) is the Newton step docs/design.md §1 asks for; s = 2 is XGBoost's own
  * multi:softprob Hessian (a half Newton step). Settings, all fixed here except the Hessian:
  * <ul>
  *   <li>eta (shrinkage) 0.25, lambda (L2 on leaves) 0: the leaf value is the (scaled) Newton step;</li>
@@ -76,7 +76,7 @@ public final class BoostOracle implements Oracle, AutoCloseable {
 
     /** The per-class Hessian handed to XGBoost: hess_nc = factor * p_nc (1 - p_nc). */
     public enum Hessian {
-        /** factor 1: the diagonal Newton step of DESIGN §1. */
+        /** factor 1: the diagonal Newton step of docs/design.md §1. */
         NEWTON(1.0),
         /** factor 2: XGBoost's own multi:softprob Hessian, a half Newton step. */
         XGBOOST(2.0);

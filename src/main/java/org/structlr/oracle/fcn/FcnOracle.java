@@ -270,7 +270,7 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
      * objective R fell to 0.166 by iteration 13 and then rose to 0.455 by iteration 30, because a few
      * epochs of Adam from the previous network can end at a higher biased loss than where they started
      * (the step is too long once the messages settle). At fixed messages R = eps * loss + const
-     * (DESIGN §1), so a fit that lowers the loss lowers R. Here: train; keep the network only if
+     * (docs/design.md §1), so a fit that lowers the loss lowers R. Here: train; keep the network only if
      * {@code loss(new) <= loss(previous)} on this problem; otherwise retry from the previous network with
      * half the learning rate, at most {@link #MAX_HALVINGS} times, and then keep the previous network.
      * The halved rate stays in the network's configuration, so later fits continue with it, and a fit

@@ -9,7 +9,7 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.nd4j.linalg.lossfunctions.ILossFunction;
 
 /**
- * The biased logistic loss of the oracle step (DESIGN §1) as a DL4J loss, so that any DL4J network
+ * The biased logistic loss of the oracle step (docs/design.md §1) as a DL4J loss, so that any DL4J network
  * whose output layer uses it (with the IDENTITY activation) fits g of
  * {@code maximise sum_n [ g(x_n, y_n) + b_n(y_n) - lse_c(g(x_n, c) + b_n(c)) ]}.
  *
