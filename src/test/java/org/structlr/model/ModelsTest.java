@@ -27,7 +27,6 @@ import org.structlr.data.DenoisingGenerator;
 import org.structlr.features.HorseLoader;
 import org.structlr.features.ImageFeatures;
 import org.structlr.learn.DataHashes;
-import org.structlr.learn.Training;
 
 /**
  * The ready-made models under models/ load as shipped, and their cards are true: the data the card
