@@ -11,6 +11,7 @@ import java.nio.file.Path;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.structlr.learn.DataHashes;
 import org.structlr.features.HorseLoader;
 import org.structlr.features.ImageFeatures;
 import org.structlr.data.Dataset;
@@ -65,7 +66,7 @@ class ModelsTest {
         Dataset data = new DenoisingGenerator().generate(d.path("train").asInt(), d.path("test").asInt(),
                 d.path("height").asInt(), d.path("width").asInt(), d.path("seed").asLong());
         CrfModel model = CrfModel.load(dir);
-        assertEquals(model.provenance().get("dataHash"), Training.dataHash(data), "regenerated data differ from the training data");
+        assertEquals(model.provenance().get("dataHash"), DataHashes.dataHash(data), "regenerated data differ from the training data");
         ExampleBatch test = new ExampleBatch(data.test(), model.numLabels(), model.pairTypes());
         JsonNode ev = card.path("evaluate");
         Predictor.Prediction p = Predictor.predict(model, test,
