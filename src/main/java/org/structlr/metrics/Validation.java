@@ -161,14 +161,14 @@ public final class Validation implements AutoCloseable {
                 bestUnary, bestPair, trained.settings(), provenance, trained.classes());
     }
 
-    /** The checks as report rows: iteration, val mean IoU, pixel accuracy, whether best so far, seconds. */
+    /** The checks as report rows (the report's snake_case): iteration, val mean_iou, pixel_accuracy, whether best so far, seconds. */
     public List<Map<String, Object>> toRows() {
         List<Map<String, Object>> rows = new ArrayList<>();
         for (Check c : history) {
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("iteration", c.iteration());
-            r.put("meanIou", c.meanIou());
-            r.put("pixelAccuracy", c.confusion().pixelAccuracy());
+            r.put("mean_iou", c.meanIou());
+            r.put("pixel_accuracy", c.confusion().pixelAccuracy());
             r.put("best", c.best());
             r.put("seconds", c.seconds());
             rows.add(r);

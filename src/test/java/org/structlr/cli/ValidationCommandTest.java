@@ -59,11 +59,11 @@ class ValidationCommandTest {
             int it = c.get("iteration").asInt();
             assertEquals(Math.min(2 * (k + 1), 12), it);
             assertTrue(r.out().contains(String.format(java.util.Locale.ROOT, "val: iteration %d  pixel accuracy %.4f  mean IoU %.4f",
-                    it, c.get("pixelAccuracy").asDouble(), c.get("meanIou").asDouble())), r.out());
-            boolean better = c.get("meanIou").asDouble() > best;
+                    it, c.get("pixel_accuracy").asDouble(), c.get("mean_iou").asDouble())), r.out());
+            boolean better = c.get("mean_iou").asDouble() > best;
             assertEquals(better, c.get("best").asBoolean(), "check " + it);
             if (better) {
-                best = c.get("meanIou").asDouble();
+                best = c.get("mean_iou").asDouble();
                 bestIt = it;
                 since = 0;
             } else if (++since == 2) {
