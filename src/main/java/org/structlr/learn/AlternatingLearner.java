@@ -48,10 +48,12 @@ public final class AlternatingLearner {
      * The functions learned, the curve of the run (evaluated iterations only), where the time went
      * (oracle fits including the potentials they produce, training message passing with the
      * schedule's dual evaluations and extrapolation, and the evaluation with checkpoints), and the
-     * last iteration run (below the settings' when the listener stopped learning).
+     * last iteration run (below the settings' when the listener stopped learning), and the oracles'
+     * own descriptions ({@link Oracle#describe}: every setting that changes a fit), unary then each pairwise type.
      */
     public record Result(ScoreFunction unary, List<ScoreFunction> pair, List<IterationRecord> curve,
-                         double fitSeconds, double passingSeconds, double evalSeconds, int iterations) {}
+                         double fitSeconds, double passingSeconds, double evalSeconds, int iterations,
+                         String unaryOracle, List<String> pairOracles) {}
 
     public Result train(ExampleBatch train, ExampleBatch test, LearnListener listener) {
         return train(train, test, null, listener, StateSink.NONE);
@@ -142,7 +144,8 @@ public final class AlternatingLearner {
             if (row != null) listener.onIteration(row, settings.iterations());
             if (last) break;
         }
-        return new Result(f.unary(), f.pair(), curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9, it);
+        return new Result(f.unary(), f.pair(), curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9, it,
+                unaryOracle.describe(), pairOracles.stream().map(Oracle::describe).toList());
     }
 
     /** The fit phases of an iteration: the unary type, then every pairwise type (Alg. 1). */
