@@ -126,7 +126,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             s.put("iterations", settings.iterations());
             s.put("eps", settings.eps());
             s.put("sweepsPerFit", settings.sweepsPerFit());
-            s.put("evalSweeps", settings.evalSweeps());
+            s.set("evalSweeps", JSON.valueToTree(settings.evalSweepsRecorded()));
             s.put("evalEvery", settings.evalEvery());
             s.put("seed", settings.seed());
             s.put("schedule", settings.schedule());
@@ -221,7 +221,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             FunctionSpec pairSpec = FunctionSpec.recorded(m.path("pairwise").asText(), false, m.path("pairwiseOptions"));
             JsonNode s = m.path("settings");
             LearnSettings settings = new LearnSettings(s.path("iterations").asInt(), s.path("eps").asDouble(),
-                    s.path("sweepsPerFit").asInt(), s.path("evalSweeps").asInt(), s.path("evalEvery").asInt(1), s.path("seed").asLong(),
+                    s.path("sweepsPerFit").asInt(), s.path("evalSweeps").isMissingNode() ? 0 : LearnSettings.evalSweepsOf(s.path("evalSweeps")), s.path("evalEvery").asInt(1), s.path("seed").asLong(),
                     s.path("schedule").asText(org.structlr.schedule.Schedules.PAPER)); // checkpoints before schedules: paper
             ScoreFunction unary = ScoreFunctions.load(dir.resolve("unary"));
             List<ScoreFunction> pair = new ArrayList<>();

@@ -178,7 +178,7 @@ public final class Training {
         s.put("iterations", settings.iterations());
         s.put("eps", settings.eps());
         s.put("sweepsPerFit", settings.sweepsPerFit());
-        s.put("evalSweeps", settings.evalSweeps());
+        s.put("evalSweeps", settings.evalSweepsRecorded());
         s.put("evalEvery", settings.evalEvery());
         s.put("seed", settings.seed());
         s.put("schedule", settings.schedule());
