@@ -29,7 +29,7 @@ import org.structlr.schedule.Schedule;
  * depend on how often it runs. After every iteration the listener sees the functions and may stop
  * learning there ({@link LearnListener#keepLearning}): that iteration is then evaluated and the last.
  *
- * <p>The oracle step (DESIGN §1): with the messages fixed, minimising the objective over one type's
+ * <p>The oracle step (docs/design.md §1): with the messages fixed, minimising the objective over one type's
  * function is a logistic regression whose rows carry the bias b = c / eps, with
  * c_i(y) = Delta_i(y) - sum_a lambda_{a->i}(y) for unary rows and
  * c_a(y_i, y_j) = lambda_{a->i}(y_i) + lambda_{a->j}(y_j) for pairwise rows ({@link Targets}).

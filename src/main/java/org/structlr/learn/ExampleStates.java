@@ -11,7 +11,7 @@ import org.structlr.schedule.Schedule;
  * {@link BatchStates} on each partition and adds the partitions' numbers in partition order).
  *
  * <p>It holds the training engine (potentials of the current functions with the Hamming loss
- * augmentation, DESIGN §1), and when asked for evaluation the warm-started prediction engines of
+ * augmentation, docs/design.md §1), and when asked for evaluation the warm-started prediction engines of
  * the training and test sets (potentials without the loss). The loop holds only functions and
  * scalars: everything proportional to the data stays here.
  *

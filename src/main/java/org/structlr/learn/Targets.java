@@ -8,7 +8,7 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.structlr.model.ExampleBatch;
 
 /**
- * The training truth of a batch in the forms the loop reads every iteration (DESIGN §1), as ND4J
+ * The training truth of a batch in the forms the loop reads every iteration (docs/design.md §1), as ND4J
  * arrays built once, so that the per-iteration terms are ND4J ops on the engine's own arrays and
  * only scalars reach the host (on a GPU the arrays stay on the device):
  * <pre>
