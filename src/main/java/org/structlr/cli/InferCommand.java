@@ -20,9 +20,11 @@ import org.structlr.graph.Coloring;
 import org.structlr.graph.FactorGraph;
 import org.structlr.inference.nd4j.GraphMessagePassing;
 import org.structlr.inference.loop.LoopMessagePassing;
+import org.structlr.inference.Deadline;
 import org.structlr.inference.InferenceResult;
 import org.structlr.inference.LabelingEnergy;
 import org.structlr.inference.MapDecoder;
+import org.structlr.inference.MapSearch;
 import org.structlr.inference.MessagePassing;
 import org.structlr.inference.StopRule;
 import picocli.CommandLine.Command;
@@ -33,8 +35,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code structlr infer FILE.uai}: smoothed-LP marginals and decoded labels of a pairwise UAI
- * MARKOV network (docs/design.md §1). {@code --format json} (the default) writes
+ * {@code structlr infer FILE.uai}: smoothed-LP marginals and decoded labels of a UAI MARKOV or
+ * BAYES network with factors over any number of variables (docs/design.md §1; a BAYES network's CPTs are its
+ * factors). {@code --format json} (the default) writes
  *
  * <pre>
  * {"dual": .., "primal": .., "gap": .., "iterations": .., "converged": ..,
@@ -50,14 +53,14 @@ import picocli.CommandLine.Spec;
  * <p>The marginals of each variable have that variable's own label count (1 for a single-label
  * variable). The potentials are the logs of the tables (constant, empty-scope factors dropped) and
  * the dual is the smoothed dual of docs/design.md §1 for them, an upper bound on the smoothed LP value,
- * tight when the gap is 0. The energy is {@code sum_i theta_i(y_i) + sum_a theta_a(y_i, y_j)} of the
+ * tight when the gap is 0. The energy is {@code sum_i theta_i(y_i) + sum_a theta_a(y_i, y_j) + sum_r theta_r(y_r)} of the
  * labels, the log-probability up to log Z; when the labels break a hard constraint it is minus
  * infinity, written as {@code null} with {@code "feasible": false}. A non-finite dual, primal or gap
  * is written as {@code null}. An output file is written through {@link AtomicFiles}: a failed run
  * leaves no output file and never a partial one.
  */
 @Command(name = "infer", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "Smoothed-LP inference (star-update message passing) on a pairwise UAI MARKOV file; "
+        description = "Smoothed-LP inference (star-update message passing) on a UAI MARKOV or BAYES file (factors over any number of variables); "
                 + "writes the dual, primal, gap, decoded labels, their energy and the marginals as JSON, "
                 + "or the UAI competition's MAR / MAP result files.")
 final class InferCommand implements Callable<Integer> {
@@ -75,6 +78,12 @@ final class InferCommand implements Callable<Integer> {
 
     enum Engine { auto, graph, loop }
 
+    /** The decoders: {@link MapDecoder}'s kinds and the {@link MapSearch} on top of them. */
+    enum Decoder { argmax, best, icm, round, search }
+
+    /** The search's settings (measured on the UAI 2014 models: bench/uai, docs/wave3/regions.md). */
+    static final MapSearch.Settings SEARCH = new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 20, true, true, 2000, 1);
+
     enum Format {
         json, uai_mar, uai_map;
 
@@ -84,7 +93,7 @@ final class InferCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "FILE.uai", description = "A UAI MARKOV network with factors over 1 or 2 variables.")
+    @Parameters(index = "0", paramLabel = "FILE.uai", description = "A UAI MARKOV or BAYES network (factors over any number of variables).")
     Path file;
 
     @Option(names = "--evidence", paramLabel = "FILE.evid",
@@ -104,11 +113,18 @@ final class InferCommand implements Callable<Integer> {
                     + "0 runs all iterations (default: ${DEFAULT-VALUE}).")
     double tolerance;
 
-    @Option(names = "--decode", paramLabel = "DECODER", defaultValue = "round",
+    @Option(names = "--decode", paramLabel = "DECODER", defaultValue = "search",
             description = "How labels are decoded: argmax = of the final beliefs; best = best energy over the sweeps' argmaxes; "
                     + "icm = best, then ICM local search; round = also rounding that fixes the most confident variables in blocks "
-                    + "and re-runs a few sweeps, then ICM (the better of round and icm). One of ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
-    MapDecoder.Kind decode;
+                    + "and re-runs a few sweeps, then ICM (the better of round and icm); search = round, then eps annealed towards "
+                    + "0.001 with warm messages, frustrated cycles added as regions, and local search (forest moves, fusion, "
+                    + "iterated local search) until the time limit or nothing improves. One of ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    Decoder decode;
+
+    @Option(names = "--time-limit", paramLabel = "SECONDS",
+            description = "Stop sweeping and decoding after this many seconds of wall-clock time (counted after the file is read) "
+                    + "and report the best labels found; default: no limit.")
+    Double timeLimit;
 
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "json", converter = FormatConverter.class,
             description = "json, uai-mar (UAI competition marginals) or uai-map (UAI competition labels) (default: ${DEFAULT-VALUE}).")
@@ -142,6 +158,9 @@ final class InferCommand implements Callable<Integer> {
         if (!(tolerance >= 0)) {
             throw new ParameterException(spec.commandLine(), "--tolerance must be at least 0, got " + tolerance);
         }
+        if (timeLimit != null && !(timeLimit > 0 && timeLimit < 1e9)) {
+            throw new ParameterException(spec.commandLine(), "--time-limit must be a number of seconds greater than 0, got " + timeLimit);
+        }
         Path out = output == null ? null : output.toAbsolutePath();
         if (out != null) checkWritable(out);
         CliChecks.notAnInput("--output", out, "the model file", file);
@@ -154,13 +173,20 @@ final class InferCommand implements Callable<Integer> {
             model = model.withEvidence(org.structlr.data.Reading.guard(evidence, () -> UaiEvidence.read(evidence, card)), evidence);
         }
         FactorGraph g = model.graph();
-        INDArray unary = model.unary(DataType.DOUBLE), pairwise = model.pairwise(DataType.DOUBLE);
-        LabelingEnergy energy = new LabelingEnergy(g, unary.data().asDouble(),
-                g.numEdges() == 0 ? new double[0] : pairwise.data().asDouble());
+        INDArray unary = model.unary(DataType.DOUBLE), pairwise = model.pairwise(DataType.DOUBLE), regions = model.regions(DataType.DOUBLE);
+        LabelingEnergy energy = new LabelingEnergy(g, model.unaryArray(), model.pairwiseArray(), model.regionArray());
+        Deadline deadline = timeLimit == null ? Deadline.NONE : Deadline.wall(timeLimit);
+        StopRule stop = new StopRule(iterations, tolerance, CHECK_EVERY, deadline);
         MapDecoder.Result res;
+        MapSearch.Result search = null;
         try (MessagePassing mp = newEngine(chooseEngine(engine, g), g, eps)) {
-            mp.setPotentials(unary, pairwise);
-            res = new MapDecoder(decode, energy).run(mp, new StopRule(iterations, tolerance, CHECK_EVERY));
+            mp.setPotentials(unary, pairwise, regions);
+            MapDecoder.Kind kind = decode == Decoder.search ? MapDecoder.Kind.best : MapDecoder.Kind.valueOf(decode.name());
+            res = new MapDecoder(kind, energy).run(mp, stop);
+            if (decode == Decoder.search) {
+                PrintWriter err = spec.commandLine().getErr();
+                search = new MapSearch(energy, (graph, e) -> newEngine(chooseEngine(engine, graph), graph, e), SEARCH, deadline, err).run(mp, res.labels());
+            }
         }
         double[][] beliefs = res.beliefs().toDoubleMatrix();
         double[][] marginals = new double[g.numVariables()][];
@@ -175,9 +201,9 @@ final class InferCommand implements Callable<Integer> {
             }
         }
         String text = switch (format) {
-            case json -> json(res, marginals);
+            case json -> json(res, search, marginals);
             case uai_mar -> uaiMar(marginals);
-            case uai_map -> uaiMap(res.labels());
+            case uai_map -> uaiMap(search == null ? res.labels() : search.labels());
         };
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         if (out == null) {
@@ -190,18 +216,37 @@ final class InferCommand implements Callable<Integer> {
         return Main.EXIT_OK;
     }
 
-    private static String json(MapDecoder.Result res, double[][] marginals) throws IOException {
+    private String json(MapDecoder.Result res, MapSearch.Result search, double[][] marginals) throws IOException {
         InferenceResult r = res.inference();
+        double energy = search == null ? res.energy() : search.energy();
+        double bound = search == null ? res.bound() : Math.min(res.bound(), search.bound());
+        int[] labels = search == null ? res.labels() : search.labels();
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("dual", finiteOrNull(r.dual()));
         json.put("primal", finiteOrNull(r.primal()));
         json.put("gap", finiteOrNull(r.gap()));
         json.put("iterations", r.iterations());
         json.put("converged", r.converged());
-        json.put("decoder", res.decoder().name());
-        json.put("energy", finiteOrNull(res.energy()));
-        json.put("feasible", res.energy() > Double.NEGATIVE_INFINITY);
-        json.put("labels", res.labels());
+        json.put("decoder", decode.name());
+        json.put("energy", finiteOrNull(energy));
+        json.put("feasible", energy > Double.NEGATIVE_INFINITY);
+        json.put("bound", finiteOrNull(bound));
+        json.put("certified", energy > Double.NEGATIVE_INFINITY && bound - energy <= 1e-9 * Math.max(1, Math.abs(bound)));
+        if (search != null) {
+            java.util.List<Map<String, Object>> stages = new java.util.ArrayList<>();
+            for (MapSearch.Stage st : search.stages()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("stage", st.name());
+                m.put("eps", st.eps());
+                m.put("sweeps", st.sweeps());
+                m.put("energy", finiteOrNull(st.energy()));
+                m.put("bound", finiteOrNull(st.bound()));
+                m.put("seconds", st.seconds());
+                stages.add(m);
+            }
+            json.put("stages", stages);
+        }
+        json.put("labels", labels);
         json.put("marginals", marginals);
         ObjectMapper mapper = new ObjectMapper().disable(SerializationFeature.CLOSE_CLOSEABLE);
         return mapper.writerWithDefaultPrettyPrinter().writeValueAsString(json) + System.lineSeparator();
@@ -241,10 +286,10 @@ final class InferCommand implements Callable<Integer> {
         AtomicFiles.write(out, os -> os.write(bytes));
     }
 
-    /** auto: the loop engine while the pairwise tables are small (see {@link #AUTO_LOOP_MAX_ENTRIES}). */
+    /** auto: the loop engine while the tables a sweep reads are small (see {@link #AUTO_LOOP_MAX_ENTRIES}). */
     static Engine chooseEngine(Engine kind, FactorGraph g) {
         if (kind != Engine.auto) return kind;
-        long entries = (long) g.numEdges() * g.maxLabels() * g.maxLabels() + (long) g.numVariables() * g.maxLabels();
+        long entries = (long) g.numEdges() * g.maxLabels() * g.maxLabels() + (long) g.numVariables() * g.maxLabels() + g.regionSweepEntries();
         return entries <= AUTO_LOOP_MAX_ENTRIES ? Engine.loop : Engine.graph;
     }
 

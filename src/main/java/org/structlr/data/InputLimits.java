@@ -29,6 +29,14 @@ public final class InputLimits {
     public static final Limit LABELS = new Limit("labels", "labels", 4096, false);
     /** Distinct pairwise (edge) types in a data set or model: 4096 (each is one oracle). */
     public static final Limit EDGE_TYPES = new Limit("edgeTypes", "edge types", 4096, false);
+    /**
+     * Entries of a UAI model's potentials in the engines' layout (variables and pairs padded to the
+     * largest label count, plus every table over 3 or more variables), and separately of the file's
+     * tables: 16 M (each entry is held in about five copies of 8 bytes from reading to decoding).
+     */
+    public static final Limit UAI_ENTRIES = new Limit("uaiEntries", "entries", 1L << 24, false);
+    /** Characters of one token of a UAI model or evidence file (nothing in them is longer than a number): 1000. */
+    public static final Limit TOKEN_CHARS = new Limit("tokenChars", "characters", 1000, false);
     /** Bytes of a model's or checkpoint's JSON file: 64 MiB. */
     public static final Limit JSON_BYTES = new Limit("jsonBytes", "bytes", 64L << 20, true);
     /** Bytes of one entry of a network's zip once inflated: 1 GiB. */

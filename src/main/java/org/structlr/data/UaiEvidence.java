@@ -1,6 +1,5 @@
 package org.structlr.data;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Path;
@@ -21,7 +20,8 @@ import java.util.List;
  * They are told apart by the token count: the 2014 form has exactly {@code 1 + 2n} tokens; anything
  * else whose first line holds a single number is read as the older form. The result holds the
  * observed label of every variable, or -1 for an unobserved one. Every problem is a
- * {@link BadInputException} naming the file and the line.
+ * {@link BadInputException} naming the file and the line. A file cannot make the reader hold more
+ * than the {@code 2 + 2V} tokens a valid one has, nor a token longer than {@link InputLimits#TOKEN_CHARS}.
  */
 public final class UaiEvidence {
     private UaiEvidence() {}
@@ -35,20 +35,17 @@ public final class UaiEvidence {
 
     /** Parses evidence text; {@code file} only names the source in messages. */
     public static int[] parse(Path file, Reader in, int[] cardinality) throws IOException {
-        // Evidence files are small (at most 1 + 2V numbers per sample): read all tokens first,
-        // which is what lets the two forms be told apart.
+        // Evidence files are small (at most 2 + 2V numbers for one sample): read all tokens first,
+        // which is what lets the two forms be told apart. Reading stops one token past that many: the
+        // checks below then name the problem (a count that is too large, or an unexpected token).
         List<Token> tokens = new ArrayList<>();
-        BufferedReader r = in instanceof BufferedReader b ? b : new BufferedReader(in);
-        String lineText;
-        int line = 0;
-        int firstLineTokens = -1;
-        while ((lineText = r.readLine()) != null) {
-            line++;
-            String trimmed = lineText.strip();
-            if (trimmed.isEmpty()) continue;
-            String[] parts = trimmed.split("\\s+");
-            if (firstLineTokens < 0) firstLineTokens = parts.length;
-            for (String p : parts) tokens.add(new Token(p, line));
+        UaiTokens r = new UaiTokens(file, in);
+        long most = 2 + 2L * cardinality.length;
+        int firstLineTokens = 0;
+        String text;
+        while (tokens.size() <= most && (text = r.next(null)) != null) {
+            tokens.add(new Token(text, r.line()));
+            if (r.line() == tokens.get(0).line()) firstLineTokens++;
         }
         int[] observed = new int[cardinality.length];
         Arrays.fill(observed, -1);

@@ -3,8 +3,9 @@ package org.structlr.graph;
 import java.util.Arrays;
 
 /**
- * A proper colouring of a factor graph's variables: no edge joins two variables of one colour, so
- * all star updates of one colour can run at once and give exactly the sequential result.
+ * A proper colouring of a factor graph's variables: no factor (edge or region) holds two variables
+ * of one colour, so all star updates of one colour can run at once and give exactly the sequential
+ * result (a star update at i reads the messages into the other variables of i's factors).
  */
 public final class Coloring {
     private final int[] color;
@@ -24,7 +25,7 @@ public final class Coloring {
     public int numColors() { return numColors; }
     public int[] colors() { return color.clone(); }
 
-    /** Throws unless no edge of {@code g} joins two variables of one colour. */
+    /** Throws unless no edge or region of {@code g} holds two variables of one colour. */
     public Coloring checkProper(FactorGraph g) {
         if (color.length != g.numVariables()) {
             throw new IllegalArgumentException("colouring has " + color.length + " entries for " + g.numVariables() + " variables");
@@ -34,17 +35,27 @@ public final class Coloring {
                 throw new IllegalArgumentException("edge " + e + " joins two variables of colour " + color[g.edgeFrom(e)]);
             }
         }
+        for (int r = 0; r < g.numRegions(); r++) {
+            for (int p = 0; p < g.regionSize(r); p++) {
+                for (int q = 0; q < p; q++) {
+                    if (color[g.regionVariable(r, p)] == color[g.regionVariable(r, q)]) {
+                        throw new IllegalArgumentException("region " + r + " holds two variables of colour " + color[g.regionVariable(r, p)]);
+                    }
+                }
+            }
+        }
         return this;
     }
 
     /**
      * Two colours when the graph is bipartite (grids, trees: found by breadth-first search), else
-     * {@link #greedy}. Fewer colours mean fewer, larger batched updates.
+     * {@link #greedy}. Fewer colours mean fewer, larger batched updates. A region of 3 or more
+     * variables is a clique of the conflict graph, so a graph with one is never bipartite.
      */
     public static Coloring of(FactorGraph g) {
         int n = g.numVariables();
-        int[][] inc = g.incidence();
-        int[] off = inc[0], edge = inc[1];
+        int[][] nb = g.neighbours();
+        int[] off = nb[0], adj = nb[1];
         int[] color = new int[n];
         Arrays.fill(color, -1);
         int[] queue = new int[n];
@@ -56,8 +67,7 @@ public final class Coloring {
             while (head < tail) {
                 int v = queue[head++];
                 for (int k = off[v]; k < off[v + 1]; k++) {
-                    int e = edge[k];
-                    int u = g.edgeFrom(e) == v ? g.edgeTo(e) : g.edgeFrom(e);
+                    int u = adj[k];
                     if (color[u] < 0) {
                         color[u] = 1 - color[v];
                         queue[tail++] = u;
@@ -72,24 +82,26 @@ public final class Coloring {
 
     /**
      * Greedy colouring, variables taken by decreasing degree (Welsh-Powell): at most max degree + 1
-     * colours, usually far fewer.
+     * colours, usually far fewer. The degree counts neighbours through edges and regions.
      */
     public static Coloring greedy(FactorGraph g) {
         int n = g.numVariables();
-        int[][] inc = g.incidence();
-        int[] off = inc[0], edge = inc[1];
-        int[] deg = g.degrees();
+        int[][] nb = g.neighbours();
+        int[] off = nb[0], adj = nb[1];
+        int[] deg = new int[n];
+        for (int v = 0; v < n; v++) deg[v] = off[v + 1] - off[v];
         Integer[] order = new Integer[n];
         for (int v = 0; v < n; v++) order[v] = v;
         Arrays.sort(order, (a, b) -> deg[b] != deg[a] ? Integer.compare(deg[b], deg[a]) : Integer.compare(a, b));
         int[] color = new int[n];
         Arrays.fill(color, -1);
-        int[] usedBy = new int[n + 1];
+        int maxDeg = 0;
+        for (int d : deg) maxDeg = Math.max(maxDeg, d);
+        int[] usedBy = new int[Math.max(n, maxDeg) + 1];
         Arrays.fill(usedBy, -1);
         for (int v : order) {
             for (int k = off[v]; k < off[v + 1]; k++) {
-                int e = edge[k];
-                int u = g.edgeFrom(e) == v ? g.edgeTo(e) : g.edgeFrom(e);
+                int u = adj[k];
                 if (color[u] >= 0) usedBy[color[u]] = v;
             }
             int c = 0;

@@ -7,12 +7,20 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * A pairwise factor graph: variables with their label counts, and edges (i, j), each edge once.
- * Every variable belongs to a unary factor type and every edge to a pairwise factor type; all
- * factors of one type share one potential function (they are "tied"). Immutable.
+ * A factor graph: variables with their label counts, edges (i, j), each pair once, and regions:
+ * factors over any number of variables (the paper's general regions alpha, F(x, y) = sum_alpha
+ * f_alpha(x, y_alpha)). Every variable belongs to a unary factor type, every edge to a pairwise type
+ * and every region to a region type; all factors of one type share one potential function (they are
+ * "tied"). Immutable.
  *
- * <p>Pairwise potentials of edge (i, j) are flattened as {@code y_i * L_j + y_j} (docs/design.md §1); the
- * inference engine pads every variable to {@link #maxLabels()} labels with impossible labels.
+ * <p>Pairwise potentials of edge (i, j) are flattened as {@code y_i * L + y_j} with L =
+ * {@link #maxLabels()} (docs/design.md §1): the engines pad every variable to L labels with impossible
+ * labels. A region's table is not padded: region r over (v_1 .. v_k) has {@code L_{v_1} * .. *
+ * L_{v_k}} entries, row-major with the last variable fastest (the UAI order), entry index
+ * {@code sum_p y_{v_p} * stride_p} ({@link #regionEntry}); the tables of all regions lie one after
+ * another, region r's from {@link #regionTableOffset}. Edges are the fast path for pairs; a region
+ * may also have two variables (a pair whose table should not be padded, or a second factor over an
+ * edge's pair).
  */
 public final class FactorGraph {
     private final int[] numLabels;
@@ -22,9 +30,27 @@ public final class FactorGraph {
     private final int[] edgeType;
     private final List<String> unaryTypeNames;
     private final List<String> pairTypeNames;
+    /** Region r's variables are {@code regionVars[regionStart[r] .. regionStart[r+1])}; index k there is region slot k. */
+    private final int[] regionStart;
+    private final int[] regionVars;
+    /** The stride of each region slot's variable in its region's table (last variable: 1). */
+    private final int[] regionStride;
+    private final int[] regionType;
+    /** Region r's table is entries {@code [regionTable[r], regionTable[r+1])} of the flat region layout. */
+    private final int[] regionTable;
+    private final List<String> regionTypeNames;
+
+    /**
+     * The largest table a region may have: 2^24 = 16,777,216 entries (128 MB of doubles; a star
+     * update at one of its variables reads every entry).
+     */
+    public static final int MAX_REGION_ENTRIES = 1 << 24;
+    /** The largest total of all regions' tables: int-indexed flat arrays. */
+    public static final int MAX_TOTAL_REGION_ENTRIES = Integer.MAX_VALUE - 8;
 
     private FactorGraph(int[] numLabels, int[] edgeFrom, int[] edgeTo, int[] unaryType, int[] edgeType,
-                        List<String> unaryTypeNames, List<String> pairTypeNames) {
+                        List<String> unaryTypeNames, List<String> pairTypeNames,
+                        int[] regionStart, int[] regionVars, int[] regionType, List<String> regionTypeNames) {
         this.numLabels = numLabels;
         this.edgeFrom = edgeFrom;
         this.edgeTo = edgeTo;
@@ -32,6 +58,21 @@ public final class FactorGraph {
         this.edgeType = edgeType;
         this.unaryTypeNames = List.copyOf(unaryTypeNames);
         this.pairTypeNames = List.copyOf(pairTypeNames);
+        this.regionStart = regionStart;
+        this.regionVars = regionVars;
+        this.regionType = regionType;
+        this.regionTypeNames = List.copyOf(regionTypeNames);
+        int R = regionType.length;
+        this.regionStride = new int[regionVars.length];
+        this.regionTable = new int[R + 1];
+        for (int r = 0; r < R; r++) {
+            long entries = 1;
+            for (int k = regionStart[r + 1] - 1; k >= regionStart[r]; k--) {
+                regionStride[k] = (int) entries;
+                entries *= numLabels[regionVars[k]];
+            }
+            regionTable[r + 1] = (int) (regionTable[r] + entries); // sizes checked by the builder
+        }
     }
 
     /** A graph whose variables all have {@code labels} labels, one unary and one pairwise type. */
@@ -60,6 +101,9 @@ public final class FactorGraph {
         private int[] edgeType;
         private List<String> unaryNames = List.of("unary");
         private List<String> pairNames = List.of("pairwise");
+        private int[][] scopes = new int[0][];
+        private int[] regionType;
+        private List<String> regionNames = List.of("region");
 
         private Builder(int[] numLabels) {
             this.numLabels = numLabels.clone();
@@ -80,6 +124,22 @@ public final class FactorGraph {
 
         public Builder pairTypeNames(List<String> names) {
             this.pairNames = names;
+            return this;
+        }
+
+        /**
+         * Regions: {@code scopes[r]} lists region r's variables (at least 2, all different; the
+         * order fixes its table layout), {@code regionType[r]} its type (null: all type 0).
+         */
+        public Builder regions(int[][] scopes, int[] regionType) {
+            this.scopes = new int[scopes.length][];
+            for (int r = 0; r < scopes.length; r++) this.scopes[r] = scopes[r].clone();
+            this.regionType = regionType == null ? null : regionType.clone();
+            return this;
+        }
+
+        public Builder regionTypeNames(List<String> names) {
+            this.regionNames = names;
             return this;
         }
 
@@ -111,7 +171,39 @@ public final class FactorGraph {
             for (int i = 0; i < n; i++) {
                 if (ut[i] < 0 || ut[i] >= unaryNames.size()) throw new IllegalArgumentException("variable " + i + " has unary type " + ut[i] + " but only " + unaryNames.size() + " unary types exist");
             }
-            return new FactorGraph(numLabels.clone(), from.clone(), to.clone(), ut.clone(), et.clone(), unaryNames, pairNames);
+            int R = scopes.length;
+            int[] rt = regionType == null ? new int[R] : regionType;
+            if (rt.length != R) throw new IllegalArgumentException("region types: " + rt.length + " entries for " + R + " regions");
+            int[] start = new int[R + 1];
+            long total = 0;
+            Set<List<Integer>> seenScopes = new HashSet<>();
+            for (int r = 0; r < R; r++) {
+                int[] sc = scopes[r];
+                if (sc.length < 2) throw new IllegalArgumentException("region " + r + " has " + sc.length + " variables; a region needs at least 2 (a single variable is its unary factor)");
+                long entries = 1;
+                for (int k = 0; k < sc.length; k++) {
+                    int v = sc[k];
+                    if (v < 0 || v >= n) throw new IllegalArgumentException("region " + r + " names variable " + v + ", outside 0.." + (n - 1));
+                    for (int q = 0; q < k; q++) if (sc[q] == v) throw new IllegalArgumentException("region " + r + " names variable " + v + " twice");
+                    entries *= numLabels[v];
+                    if (entries > MAX_REGION_ENTRIES) {
+                        throw new IllegalArgumentException("region " + r + " over " + sc.length + " variables has a table of more than "
+                                + MAX_REGION_ENTRIES + " entries, the limit (FactorGraph.MAX_REGION_ENTRIES)");
+                    }
+                }
+                total += entries;
+                if (total > MAX_TOTAL_REGION_ENTRIES) throw new IllegalArgumentException("the regions' tables have more than " + MAX_TOTAL_REGION_ENTRIES + " entries in all");
+                List<Integer> key = new ArrayList<>();
+                for (int v : sc) key.add(v);
+                key.sort(null);
+                if (!seenScopes.add(key)) throw new IllegalArgumentException("region " + r + " repeats the variables " + key + " of an earlier region");
+                if (rt[r] < 0 || rt[r] >= regionNames.size()) throw new IllegalArgumentException("region " + r + " has type " + rt[r] + " but only " + regionNames.size() + " region types exist");
+                start[r + 1] = start[r] + sc.length;
+            }
+            int[] vars = new int[start[R]];
+            for (int r = 0; r < R; r++) System.arraycopy(scopes[r], 0, vars, start[r], scopes[r].length);
+            return new FactorGraph(numLabels.clone(), from.clone(), to.clone(), ut.clone(), et.clone(), unaryNames, pairNames,
+                    start, vars, rt.clone(), regionNames);
         }
     }
 
@@ -122,19 +214,33 @@ public final class FactorGraph {
      */
     public static FactorGraph disjointUnion(List<FactorGraph> parts) {
         if (parts.isEmpty()) throw new IllegalArgumentException("no graphs to join");
-        int nv = 0, ne = 0;
+        int nv = 0, ne = 0, nr = 0, ns = 0;
         for (FactorGraph g : parts) {
             nv += g.numVariables();
             ne += g.numEdges();
+            nr += g.numRegions();
+            ns += g.regionVars.length;
         }
         int[] labels = new int[nv], ut = new int[nv], from = new int[ne], to = new int[ne], et = new int[ne];
-        int vo = 0, eo = 0;
+        int[] rStart = new int[nr + 1], rVars = new int[ns], rt = new int[nr];
+        int vo = 0, eo = 0, ro = 0;
+        long entries = 0;
         FactorGraph first = parts.get(0);
         for (FactorGraph g : parts) {
-            if (!g.unaryTypeNames.equals(first.unaryTypeNames) || !g.pairTypeNames.equals(first.pairTypeNames)) {
+            if (!g.unaryTypeNames.equals(first.unaryTypeNames) || !g.pairTypeNames.equals(first.pairTypeNames)
+                    || !g.regionTypeNames.equals(first.regionTypeNames)) {
                 throw new IllegalArgumentException("graphs with different factor types cannot be joined: "
-                        + g.unaryTypeNames + "/" + g.pairTypeNames + " vs " + first.unaryTypeNames + "/" + first.pairTypeNames);
+                        + g.unaryTypeNames + "/" + g.pairTypeNames + "/" + g.regionTypeNames
+                        + " vs " + first.unaryTypeNames + "/" + first.pairTypeNames + "/" + first.regionTypeNames);
             }
+            entries += g.totalRegionEntries();
+            if (entries > MAX_TOTAL_REGION_ENTRIES) throw new IllegalArgumentException("the joined regions' tables have more than " + MAX_TOTAL_REGION_ENTRIES + " entries in all");
+            for (int r = 0; r < g.numRegions(); r++) {
+                rt[ro + r] = g.regionType[r];
+                rStart[ro + r + 1] = rStart[ro + r] + g.regionSize(r);
+                for (int k = g.regionStart[r]; k < g.regionStart[r + 1]; k++) rVars[rStart[ro + r] + k - g.regionStart[r]] = g.regionVars[k] + vo;
+            }
+            ro += g.numRegions();
             System.arraycopy(g.numLabels, 0, labels, vo, g.numVariables());
             System.arraycopy(g.unaryType, 0, ut, vo, g.numVariables());
             for (int e = 0; e < g.numEdges(); e++) {
@@ -145,7 +251,7 @@ public final class FactorGraph {
             vo += g.numVariables();
             eo += g.numEdges();
         }
-        return new FactorGraph(labels, from, to, ut, et, first.unaryTypeNames, first.pairTypeNames);
+        return new FactorGraph(labels, from, to, ut, et, first.unaryTypeNames, first.pairTypeNames, rStart, rVars, rt, first.regionTypeNames);
     }
 
     public int numVariables() { return numLabels.length; }
@@ -158,6 +264,119 @@ public final class FactorGraph {
     public int edgeType(int e) { return edgeType[e]; }
     public List<String> unaryTypeNames() { return unaryTypeNames; }
     public List<String> pairTypeNames() { return pairTypeNames; }
+
+    public List<String> regionTypeNames() { return regionTypeNames; }
+
+    // ------------------------------------------------------------------ regions
+
+    public int numRegions() { return regionType.length; }
+    public boolean hasRegions() { return regionType.length > 0; }
+    /** The number of variables of region r. */
+    public int regionSize(int r) { return regionStart[r + 1] - regionStart[r]; }
+    /** The p-th variable of region r. */
+    public int regionVariable(int r, int p) { return regionVars[regionStart[r] + p]; }
+    /** Region r's variables in table order (a copy). */
+    public int[] regionScope(int r) { return Arrays.copyOfRange(regionVars, regionStart[r], regionStart[r + 1]); }
+    public int regionType(int r) { return regionType[r]; }
+    /** The number of entries of region r's table: the product of its variables' label counts. */
+    public int regionEntries(int r) { return regionTable[r + 1] - regionTable[r]; }
+    /** Where region r's table starts in the flat layout of all region tables. */
+    public int regionTableOffset(int r) { return regionTable[r]; }
+    /** The entries of all regions' tables together: the length of the flat region layout. */
+    public int totalRegionEntries() { return regionTable[regionType.length]; }
+    /**
+     * Region slots: one per (region, variable of it), numbered region after region, so region r's
+     * p-th variable is slot {@code regionSlot(r, p)}; the engines keep one message per slot.
+     */
+    public int numRegionSlots() { return regionVars.length; }
+    public int regionSlot(int r, int p) { return regionStart[r] + p; }
+    /** The stride of region r's p-th variable in its table. */
+    public int regionStride(int r, int p) { return regionStride[regionStart[r] + p]; }
+
+    /** The index in region r's table (from 0) of the labels {@code y} (indexed by variable) give its variables. */
+    public int regionEntry(int r, int[] y) {
+        int t = 0;
+        for (int k = regionStart[r]; k < regionStart[r + 1]; k++) t += y[regionVars[k]] * regionStride[k];
+        return t;
+    }
+
+    /** The label of region r's p-th variable in entry t of its table. */
+    public int regionLabel(int r, int p, int t) {
+        int k = regionStart[r] + p;
+        return (t / regionStride[k]) % numLabels[regionVars[k]];
+    }
+
+    /**
+     * Sum over regions of (variables x table entries): the table entries one sweep of star updates
+     * reads (each region's table once per variable of it), the regions' share of a sweep's cost.
+     */
+    public long regionSweepEntries() {
+        long s = 0;
+        for (int r = 0; r < numRegions(); r++) s += (long) regionSize(r) * regionEntries(r);
+        return s;
+    }
+
+    /** Indices of the regions of each region type, in region order. */
+    public int[][] regionsByType() {
+        return groupBy(regionType, regionTypeNames.size());
+    }
+
+    /** How many regions contain each variable. */
+    public int[] regionDegrees() {
+        int[] d = new int[numVariables()];
+        for (int v : regionVars) d[v]++;
+        return d;
+    }
+
+    /**
+     * The regions of each variable in compressed rows: {@code [offsets(V+1), region, position]}, the
+     * variable being the region's {@code position}-th; regions in region order.
+     */
+    public int[][] regionIncidence() {
+        int n = numVariables();
+        int[] deg = regionDegrees();
+        int[] off = new int[n + 1];
+        for (int v = 0; v < n; v++) off[v + 1] = off[v] + deg[v];
+        int[] region = new int[off[n]], pos = new int[off[n]], fill = new int[n];
+        for (int r = 0; r < numRegions(); r++) {
+            for (int k = regionStart[r]; k < regionStart[r + 1]; k++) {
+                int v = regionVars[k];
+                region[off[v] + fill[v]] = r;
+                pos[off[v] + fill[v]++] = k - regionStart[r];
+            }
+        }
+        return new int[][] {off, region, pos};
+    }
+
+    /**
+     * The variables each variable shares a factor with, in compressed rows {@code [offsets(V+1),
+     * neighbour]}: first the other ends of its edges in {@link #incidence} order, then the other
+     * variables of its regions (a neighbour may repeat). Two variables that are neighbours must not be
+     * star-updated at once (they must differ in colour).
+     */
+    public int[][] neighbours() {
+        int n = numVariables();
+        int[][] inc = incidence(), rinc = regionIncidence();
+        int[] off = new int[n + 1];
+        for (int v = 0; v < n; v++) {
+            int c = inc[0][v + 1] - inc[0][v];
+            for (int k = rinc[0][v]; k < rinc[0][v + 1]; k++) c += regionSize(rinc[1][k]) - 1;
+            off[v + 1] = off[v] + c;
+        }
+        int[] nb = new int[off[n]];
+        for (int v = 0; v < n; v++) {
+            int w = off[v];
+            for (int k = inc[0][v]; k < inc[0][v + 1]; k++) {
+                int e = inc[1][k];
+                nb[w++] = edgeFrom[e] == v ? edgeTo[e] : edgeFrom[e];
+            }
+            for (int k = rinc[0][v]; k < rinc[0][v + 1]; k++) {
+                int r = rinc[1][k];
+                for (int q = regionStart[r]; q < regionStart[r + 1]; q++) if (regionVars[q] != v) nb[w++] = regionVars[q];
+            }
+        }
+        return new int[][] {off, nb};
+    }
 
     public int maxLabels() {
         int m = 0;

@@ -86,9 +86,9 @@ public record GridBatch(int[] heights, int[] widths) {
         return b.matches(g) ? b : null;
     }
 
-    /** True when {@code g}'s variables and edges are exactly this layout's. */
+    /** True when {@code g}'s variables and edges are exactly this layout's (and it has no regions). */
     public boolean matches(FactorGraph g) {
-        if (g.numVariables() != numVariables() || g.numEdges() != numEdges()) return false;
+        if (g.hasRegions() || g.numVariables() != numVariables() || g.numEdges() != numEdges()) return false;
         int L = g.maxLabels();
         for (int v = 0; v < g.numVariables(); v++) if (g.numLabels(v) != L) return false;
         int e = 0;

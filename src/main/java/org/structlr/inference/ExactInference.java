@@ -7,11 +7,13 @@ import org.structlr.graph.FactorGraph;
 
 /**
  * Exact inference by enumerating every joint labelling, for tiny graphs (tests, checks of the
- * engines). Scores are {@code F(y) = sum_i theta_i(y_i) + sum_a theta_a(y_i, y_j)}.
+ * engines). Scores are {@code F(y) = sum_i theta_i(y_i) + sum_a theta_a(y_i, y_j) + sum_r theta_r(y_r)}.
  *
  * <p>Potentials follow the {@link MessagePassing} conventions, as {@code double[][]} (or
  * {@link INDArray}, converted): unary {@code [V][L]} and pairwise {@code [E][L*L]} with edge (i, j)
  * flattened as {@code y_i * L + y_j}, {@code L = graph.maxLabels()}. Only the labels each variable
+ * has are enumerated; region tables are flat, region r's from
+ * {@link FactorGraph#regionTableOffset}(r) (their variables' own label counts, no padding). Only the labels each variable
  * has are enumerated ({@code 0 <= y_i < graph.numLabels(i)}); entries of other labels are ignored.
  * Minus infinity is a hard constraint (a labelling with a minus infinity term has probability 0);
  * NaN and plus infinity are refused. At most {@link #MAX_LABELINGS} joint labellings.
@@ -31,9 +33,10 @@ public final class ExactInference {
      * @param logPartition   log sum_y exp(F(y) / T) (natural log, no factor T)
      * @param unaryMarginals {@code [V][L]} p(y_i = y), 0 on labels the variable does not have
      * @param pairMarginals  {@code [E][L*L]} p(y_i, y_j) at {@code y_i * L + y_j}
+     * @param regionMarginals p(y_r) in the regions' flat layout
      */
     public record Result(int[] map, double mapScore, double temperature, double logPartition,
-                         double[][] unaryMarginals, double[][] pairMarginals) {}
+                         double[][] unaryMarginals, double[][] pairMarginals, double[] regionMarginals) {}
 
     /** The number of joint labellings of {@code g} (saturates at {@code Long.MAX_VALUE}). */
     public static long numLabelings(FactorGraph g) {
@@ -50,12 +53,21 @@ public final class ExactInference {
                 g.numEdges() == 0 ? new double[0][] : pairwise.castTo(DataType.DOUBLE).toDoubleMatrix(), temperature);
     }
 
-    /** MAP, log-partition and marginals at temperature {@code temperature} (> 0), by enumeration. */
+    /** MAP, log-partition and marginals at temperature {@code temperature} (> 0), by enumeration, for a graph without regions. */
     public static Result solve(FactorGraph g, double[][] unary, double[][] pairwise, double temperature) {
+        return solve(g, unary, pairwise, new double[g.totalRegionEntries()], temperature);
+    }
+
+    /** MAP, log-partition and marginals at temperature {@code temperature} (> 0), by enumeration; {@code regions} the flat tables. */
+    public static Result solve(FactorGraph g, double[][] unary, double[][] pairwise, double[] regions, double temperature) {
         if (!(temperature > 0) || Double.isInfinite(temperature)) {
             throw new IllegalArgumentException("temperature must be positive and finite, got " + temperature);
         }
         check(g, unary, pairwise);
+        if (regions.length != g.totalRegionEntries()) {
+            throw new IllegalArgumentException("region potentials have " + regions.length + " entries for " + g.totalRegionEntries());
+        }
+        for (int k = 0; k < regions.length; k++) checkValue(regions[k], "region", 0, k);
         int n = g.numVariables(), E = g.numEdges(), L = g.maxLabels();
         long count = numLabelings(g);
         if (count > MAX_LABELINGS) {
@@ -67,7 +79,7 @@ public final class ExactInference {
         int[] best = null;
         double bestScore = Double.NEGATIVE_INFINITY;
         do {
-            double s = score(g, unary, pairwise, y);
+            double s = score(g, unary, pairwise, regions, y);
             if (s > bestScore) {
                 bestScore = s;
                 best = y.clone();
@@ -79,28 +91,37 @@ public final class ExactInference {
         // pass 2: sum of exp((F(y) - F(map)) / T), accumulated into the marginals as well
         double[][] mu = new double[n][L];
         double[][] mp = new double[E][L * L];
+        double[] mr = new double[regions.length];
         double z = 0;
         Arrays.fill(y, 0);
         do {
-            double s = score(g, unary, pairwise, y);
+            double s = score(g, unary, pairwise, regions, y);
             if (s == Double.NEGATIVE_INFINITY) continue;
             double w = Math.exp((s - bestScore) / temperature);
             z += w;
             for (int i = 0; i < n; i++) mu[i][y[i]] += w;
             for (int e = 0; e < E; e++) mp[e][y[g.edgeFrom(e)] * L + y[g.edgeTo(e)]] += w;
+            for (int r = 0; r < g.numRegions(); r++) mr[g.regionTableOffset(r) + g.regionEntry(r, y)] += w;
         } while (next(g, y));
         for (double[] row : mu) for (int k = 0; k < row.length; k++) row[k] /= z;
         for (double[] row : mp) for (int k = 0; k < row.length; k++) row[k] /= z;
+        for (int k = 0; k < mr.length; k++) mr[k] /= z;
         double logZ = bestScore / temperature + Math.log(z);
-        return new Result(best, bestScore, temperature, logZ, mu, mp);
+        return new Result(best, bestScore, temperature, logZ, mu, mp, mr);
     }
 
     /** F(y) = sum_i theta_i(y_i) + sum_a theta_a(y_i, y_j); minus infinity for a forbidden labelling. */
     public static double score(FactorGraph g, double[][] unary, double[][] pairwise, int[] y) {
+        return score(g, unary, pairwise, new double[g.totalRegionEntries()], y);
+    }
+
+    /** F(y) = sum_i theta_i(y_i) + sum_a theta_a(y_i, y_j) + sum_r theta_r(y_r); minus infinity for a forbidden labelling. */
+    public static double score(FactorGraph g, double[][] unary, double[][] pairwise, double[] regions, int[] y) {
         int L = g.maxLabels();
         double s = 0;
         for (int i = 0; i < g.numVariables(); i++) s += unary[i][y[i]];
         for (int e = 0; e < g.numEdges(); e++) s += pairwise[e][y[g.edgeFrom(e)] * L + y[g.edgeTo(e)]];
+        for (int r = 0; r < g.numRegions(); r++) s += regions[g.regionTableOffset(r) + g.regionEntry(r, y)];
         return s;
     }
 

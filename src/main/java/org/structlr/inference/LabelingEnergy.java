@@ -3,25 +3,34 @@ package org.structlr.inference;
 import org.structlr.graph.FactorGraph;
 
 /**
- * The energy (log-potential) of a whole labelling of a pairwise model,
+ * The energy (log-potential) of a whole labelling,
  * <pre>
- *   E(y) = sum_i theta_i(y_i) + sum_{a = (i, j)} theta_a(y_i, y_j),
+ *   E(y) = sum_i theta_i(y_i) + sum_{a = (i, j)} theta_a(y_i, y_j) + sum_r theta_r(y_r),
  * </pre>
  * the log-probability up to log Z, minus infinity when y breaks a hard constraint. Potentials in
- * the engine layout of {@link MessagePassing} (flat {@code [V*L]} and {@code [E*L*L]}). Also
- * iterated conditional modes (ICM), the local search that only needs E's local terms.
+ * the engine layout of {@link MessagePassing} (flat {@code [V*L]}, {@code [E*L*L]} and the regions'
+ * tables). Also iterated conditional modes (ICM), the local search that only needs E's local terms.
  */
 public final class LabelingEnergy {
     private final FactorGraph graph;
     private final int L;
     private final int[] labelsOf, off, edge, side;
-    private final double[] unary, pairwise;
+    /** The regions of each variable ({@link FactorGraph#regionIncidence}). */
+    private final int[] rOff, rReg;
+    private final double[] unary, pairwise, regions;
 
+    /** For a graph without regions. */
     public LabelingEnergy(FactorGraph graph, double[] unary, double[] pairwise) {
+        this(graph, unary, pairwise, new double[0]);
+    }
+
+    public LabelingEnergy(FactorGraph graph, double[] unary, double[] pairwise, double[] regions) {
         int L = graph.maxLabels();
-        if (unary.length != graph.numVariables() * L || pairwise.length != graph.numEdges() * L * L) {
-            throw new IllegalArgumentException("potentials of " + unary.length + " and " + pairwise.length
-                    + " values for " + graph.numVariables() + " variables, " + graph.numEdges() + " edges and " + L + " labels");
+        if (unary.length != graph.numVariables() * L || pairwise.length != graph.numEdges() * L * L
+                || regions.length != graph.totalRegionEntries()) {
+            throw new IllegalArgumentException("potentials of " + unary.length + ", " + pairwise.length + " and " + regions.length
+                    + " values for " + graph.numVariables() + " variables, " + graph.numEdges() + " edges, " + L + " labels and "
+                    + graph.totalRegionEntries() + " region entries");
         }
         this.graph = graph;
         this.L = L;
@@ -32,6 +41,10 @@ public final class LabelingEnergy {
         this.side = inc[2];
         this.unary = unary.clone();
         this.pairwise = pairwise.clone();
+        this.regions = regions.clone();
+        int[][] rinc = graph.regionIncidence();
+        this.rOff = rinc[0];
+        this.rReg = rinc[1];
     }
 
     public FactorGraph graph() { return graph; }
@@ -41,7 +54,13 @@ public final class LabelingEnergy {
         double s = 0;
         for (int i = 0; i < y.length; i++) s += unary[i * L + y[i]];
         for (int e = 0; e < graph.numEdges(); e++) s += pairwise[(e * L + y[graph.edgeFrom(e)]) * L + y[graph.edgeTo(e)]];
+        for (int r = 0; r < graph.numRegions(); r++) s += regionTerm(r, y);
         return s;
+    }
+
+    /** theta_r(y_r). */
+    private double regionTerm(int r, int[] y) {
+        return regions[graph.regionTableOffset(r) + graph.regionEntry(r, y)];
     }
 
     /** The terms of E that depend on y_i, with variable i set to {@code label} and the others as in {@code y}. */
@@ -52,12 +71,19 @@ public final class LabelingEnergy {
             s += side[k] == 0 ? pairwise[(e * L + label) * L + y[graph.edgeTo(e)]]
                     : pairwise[(e * L + y[graph.edgeFrom(e)]) * L + label];
         }
+        if (rOff[i] < rOff[i + 1]) {
+            int old = y[i];
+            y[i] = label;
+            for (int k = rOff[i]; k < rOff[i + 1]; k++) s += regionTerm(rReg[k], y);
+            y[i] = old;
+        }
         return s;
     }
 
     /**
      * True when y_i = label breaks no hard constraint: theta_i(label) and the edge terms with every
-     * neighbour whose label is decided ({@code y[j] >= 0}; -1 means undecided and is skipped) are finite.
+     * neighbour whose label is decided ({@code y[j] >= 0}; -1 means undecided and is skipped) are finite,
+     * and every region of i has a finite entry that agrees with its decided variables.
      */
     public boolean compatible(int i, int label, int[] y) {
         if (unary[i * L + label] == Double.NEGATIVE_INFINITY) return false;
@@ -68,7 +94,31 @@ public final class LabelingEnergy {
             double t = side[k] == 0 ? pairwise[(e * L + label) * L + y[j]] : pairwise[(e * L + y[j]) * L + label];
             if (t == Double.NEGATIVE_INFINITY) return false;
         }
+        if (rOff[i] < rOff[i + 1]) {
+            int old = y[i];
+            y[i] = label;
+            try {
+                for (int k = rOff[i]; k < rOff[i + 1]; k++) if (!regionPossible(rReg[k], y)) return false;
+            } finally {
+                y[i] = old;
+            }
+        }
         return true;
+    }
+
+    /** True when some entry of region r with a finite potential agrees with the decided labels ({@code y >= 0}) of its variables. */
+    private boolean regionPossible(int r, int[] y) {
+        int off = graph.regionTableOffset(r), k = graph.regionSize(r);
+        for (int t = 0; t < graph.regionEntries(r); t++) {
+            if (regions[off + t] == Double.NEGATIVE_INFINITY) continue;
+            boolean agrees = true;
+            for (int p = 0; p < k && agrees; p++) {
+                int v = graph.regionVariable(r, p);
+                agrees = y[v] < 0 || y[v] == graph.regionLabel(r, p, t);
+            }
+            if (agrees) return true;
+        }
+        return false;
     }
 
     /**
@@ -119,13 +169,42 @@ public final class LabelingEnergy {
             if (t == Double.NEGATIVE_INFINITY) broken++;
             else s += t;
         }
+        if (rOff[i] < rOff[i + 1]) {
+            int old = y[i];
+            y[i] = label;
+            for (int k = rOff[i]; k < rOff[i + 1]; k++) {
+                t = regionTerm(rReg[k], y);
+                if (t == Double.NEGATIVE_INFINITY) broken++;
+                else s += t;
+            }
+            y[i] = old;
+        }
         sum[0] = s;
         return broken;
     }
 
-    /** theta_i(y) in the flat layout (a copy is not made: callers must not change it). */
+    /** theta_i(y). */
     double unary(int i, int y) {
         return unary[i * L + y];
+    }
+
+    /** theta_e(a, b) of edge e, a the label of its first variable. */
+    double pair(int e, int a, int b) {
+        return pairwise[(e * L + a) * L + b];
+    }
+
+    /** theta_r at the labels {@code y} give region r's variables. */
+    double region(int r, int[] y) {
+        return regionTerm(r, y);
+    }
+
+    /** The number of terms of E(y) that are minus infinity (broken hard constraints). */
+    int brokenCount(int[] y) {
+        int n = 0;
+        for (int i = 0; i < y.length; i++) if (unary[i * L + y[i]] == Double.NEGATIVE_INFINITY) n++;
+        for (int e = 0; e < graph.numEdges(); e++) if (pairwise[(e * L + y[graph.edgeFrom(e)]) * L + y[graph.edgeTo(e)]] == Double.NEGATIVE_INFINITY) n++;
+        for (int r = 0; r < graph.numRegions(); r++) if (regionTerm(r, y) == Double.NEGATIVE_INFINITY) n++;
+        return n;
     }
 
     /** A copy of the flat unary potentials {@code [V*L]}. */
@@ -136,5 +215,10 @@ public final class LabelingEnergy {
     /** A copy of the flat pairwise potentials {@code [E*L*L]}. */
     double[] pairwiseCopy() {
         return pairwise.clone();
+    }
+
+    /** A copy of the regions' flat tables. */
+    double[] regionCopy() {
+        return regions.clone();
     }
 }

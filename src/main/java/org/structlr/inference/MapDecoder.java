@@ -37,8 +37,17 @@ public final class MapDecoder {
     static final double CONFIDENT = 1 - 1e-3;
     static final int ICM_SWEEPS = 1000;
 
-    /** The run's summary, the beliefs before rounding ({@code [V, L]}), the labels and their energy. */
-    public record Result(InferenceResult inference, INDArray beliefs, int[] labels, double energy, Kind decoder) {}
+    /**
+     * The run's summary, the beliefs before rounding ({@code [V, L]}), the labels and their energy, and
+     * {@link DualBound}'s upper bound on the MAP value at the messages of the run (before rounding
+     * clamps anything).
+     */
+    public record Result(InferenceResult inference, INDArray beliefs, int[] labels, double energy, Kind decoder, double bound) {
+        /** True when the energy reaches the bound (to rounding): the labels are a MAP. */
+        public boolean certified() {
+            return energy > Double.NEGATIVE_INFINITY && bound - energy <= 1e-9 * Math.max(1, Math.abs(bound));
+        }
+    }
 
     private final Kind kind;
     private final LabelingEnergy energy;
@@ -61,14 +70,14 @@ public final class MapDecoder {
         if (kind == Kind.argmax) {
             InferenceResult r = mp.run(stop);
             int[] y = mp.decode();
-            return new Result(r, mp.unaryBeliefs().castTo(DataType.DOUBLE), y, energy.energy(y), kind);
+            return new Result(r, mp.unaryBeliefs().castTo(DataType.DOUBLE), y, energy.energy(y), kind, DualBound.of(energy, mp));
         }
         // MessagePassing.run, one sweep at a time so every sweep's argmax is scored.
         int[] best = mp.decode();
         double bestE = energy.energy(best);
         int done = 0;
         double gap;
-        while (done < stop.maxIterations()) {
+        while (done < stop.maxIterations() && !stop.pastDeadline()) {
             int k = Math.min(stop.checkEvery(), stop.maxIterations() - done);
             for (int t = 0; t < k; t++) {
                 mp.iterate(1);
@@ -88,26 +97,31 @@ public final class MapDecoder {
         double d = mp.dual(), p = mp.primal();
         InferenceResult r = new InferenceResult(done, d, p, d - p, Math.abs(d - p) <= stop.gapTolerance());
         INDArray beliefs = mp.unaryBeliefs().castTo(DataType.DOUBLE);
-        if (kind == Kind.best) return new Result(r, beliefs, best, bestE, kind);
+        double bound = DualBound.of(energy, mp);
+        if (kind == Kind.best) return new Result(r, beliefs, best, bestE, kind, bound);
         int[] y = best.clone();
         double e = energy.icm(y, ICM_SWEEPS);
         if (kind == Kind.round) {
-            int[] z = round(mp, beliefs.toDoubleMatrix());
+            int[] z = round(mp, beliefs.toDoubleMatrix(), stop);
             double ez = energy.icm(z, ICM_SWEEPS);
             if (ez > e) {
                 e = ez;
                 y = z;
             }
         }
-        return new Result(r, beliefs, y, e, kind);
+        return new Result(r, beliefs, y, e, kind, bound);
     }
 
-    /** Rounding conditioned on decided variables (see the class comment); leaves the engine clamped. */
-    int[] round(MessagePassing mp, double[][] beliefs) {
+    /**
+     * Rounding conditioned on decided variables (see the class comment); leaves the engine clamped.
+     * Past the stop rule's deadline the undecided variables are all fixed at once, without more sweeps.
+     */
+    int[] round(MessagePassing mp, double[][] beliefs, StopRule stop) {
         FactorGraph g = energy.graph();
         int n = g.numVariables(), L = g.maxLabels();
         double[] unary = energy.unaryCopy();
         INDArray pairwise = Nd4j.create(energy.pairwiseCopy(), new long[] {g.numEdges(), (long) L * L}, DataType.DOUBLE);
+        INDArray regions = Nd4j.create(energy.regionCopy(), new long[] {g.totalRegionEntries()}, DataType.DOUBLE);
         int[] y = new int[n];
         Arrays.fill(y, -1);
         int decided = 0;
@@ -120,14 +134,14 @@ public final class MapDecoder {
             Arrays.sort(order, Comparator.comparingDouble((Integer i) -> -max(bb[i], g.numLabels(i))).thenComparingInt(i -> i));
             int fixedNow = 0;
             for (Integer i : order) {
-                if (fixedNow >= block && max(b[i], g.numLabels(i)) <= CONFIDENT) break;
+                if (fixedNow >= block && max(b[i], g.numLabels(i)) <= CONFIDENT && !stop.pastDeadline()) break;
                 y[i] = choose(i, b[i], y);
                 for (int l = 0; l < L; l++) if (l != y[i]) unary[i * L + l] = Double.NEGATIVE_INFINITY;
                 fixedNow++;
                 decided++;
             }
             if (decided == n) break;
-            mp.setPotentials(Nd4j.create(unary, new long[] {n, L}, DataType.DOUBLE), pairwise);
+            mp.setPotentials(Nd4j.create(unary, new long[] {n, L}, DataType.DOUBLE), pairwise, regions);
             mp.iterate(roundSweeps);
             b = mp.unaryBeliefs().castTo(DataType.DOUBLE).toDoubleMatrix();
         }

@@ -7,6 +7,12 @@ import org.structlr.graph.FactorGraph;
  * Entropy-smoothed LP inference by star updates on the dual (docs/design.md §1). Implementations keep
  * their messages between calls, so changing the potentials and iterating again is a warm start.
  *
+ * <p>Regions (factors over any number of variables, {@link FactorGraph#numRegions()}) are part of
+ * the dual, the star updates, the beliefs and the primal exactly as edges are. Engines that take a
+ * graph with regions implement the region methods below; the grid engines never see one (a graph
+ * with regions is no grid, {@link org.structlr.graph.GridBatch#matches}), and for them the defaults
+ * describe the empty set of regions.
+ *
  * <p>Conventions shared by every implementation:
  * <ul>
  *   <li>potentials: unary {@code [V, L]} and pairwise {@code [E, L*L]} (edge (i, j) flattened as
@@ -25,21 +31,58 @@ public interface MessagePassing extends AutoCloseable {
 
     double eps();
 
-    /** Sets the potentials and keeps the current messages (warm start). */
+    /** Sets the potentials and keeps the current messages (warm start); region tables stay as they are. */
     void setPotentials(INDArray unary, INDArray pairwise);
+
+    /**
+     * Sets every factor's potentials, the regions' too: {@code regions} holds
+     * {@code graph().totalRegionEntries()} values, region r's table from
+     * {@link FactorGraph#regionTableOffset}(r) (row-major over its variables, the last fastest).
+     */
+    default void setPotentials(INDArray unary, INDArray pairwise, INDArray regions) {
+        requireNoRegions();
+        if (regions.length() != 0) throw new IllegalArgumentException("region potentials of " + regions.length() + " entries for a graph without regions");
+        setPotentials(unary, pairwise);
+    }
+
+    /** {@code [graph().totalRegionEntries()]} pseudo-marginals of the regions (each region's table sums to 1). */
+    default INDArray regionBeliefs() {
+        requireNoRegions();
+        return org.nd4j.linalg.factory.Nd4j.create(org.nd4j.linalg.api.buffer.DataType.DOUBLE, 0);
+    }
+
+    /**
+     * A copy of the region messages {@code [graph().numRegionSlots(), L]}: row
+     * {@link FactorGraph#regionSlot}(r, p) is lambda from region r to its p-th variable.
+     */
+    default INDArray regionMessages() {
+        requireNoRegions();
+        return org.nd4j.linalg.factory.Nd4j.create(org.nd4j.linalg.api.buffer.DataType.DOUBLE, 0, graph().maxLabels());
+    }
+
+    /** Replaces the region messages ({@link #regionMessages()}'s layout). */
+    default void setRegionMessages(INDArray messages) {
+        requireNoRegions();
+    }
+
+    private void requireNoRegions() {
+        if (graph().hasRegions()) {
+            throw new IllegalStateException(getClass().getSimpleName() + " was given a graph with regions but implements none of them");
+        }
+    }
 
     /** Runs {@code sweeps} full sweeps of star updates. */
     void iterate(int sweeps);
 
     /**
-     * Iterates until |duality gap| is at most {@code stop.gapTolerance()} or the iteration limit.
+     * Iterates until |duality gap| is at most {@code stop.gapTolerance()}, the iteration limit or the deadline.
      * Away from the optimum the beliefs are not locally consistent and the "primal" is no lower
      * bound, so the gap can be negative: only its magnitude says anything about convergence.
      */
     default InferenceResult run(StopRule stop) {
         int done = 0;
         double gap = Double.NaN;
-        while (done < stop.maxIterations()) {
+        while (done < stop.maxIterations() && !stop.pastDeadline()) {
             int k = Math.min(stop.checkEvery(), stop.maxIterations() - done);
             iterate(k);
             done += k;
@@ -88,6 +131,17 @@ public interface MessagePassing extends AutoCloseable {
         return messages().castTo(org.nd4j.linalg.api.buffer.DataType.FLOAT).reshape(-1).toFloatVector();
     }
 
+    /**
+     * Whether {@link #state()} and {@link #setState} are this engine's own exact state: true when a
+     * state taken and set back leaves the engine bit for bit as it was. The default (false) goes
+     * through {@link #messages()}, which rounds for an engine that keeps other units or more
+     * precision; a learner re-seats such an engine ({@code setMessages(messages())}) after each
+     * iteration so that an uninterrupted run and a resumed one continue from the same bits.
+     */
+    default boolean exactState() {
+        return false;
+    }
+
     /** Restores a {@link #state()} taken from an engine of the same class, graph and eps. */
     default void setState(float[] state) {
         int L = graph().maxLabels();
@@ -100,7 +154,7 @@ public interface MessagePassing extends AutoCloseable {
     /** All messages back to zero (impossible labels keep minus infinity). */
     void resetMessages();
 
-    /** {@code [V, L]}: sum over the edges a containing i of lambda_{a->i}(y). */
+    /** {@code [V, L]}: sum over the edges and regions a containing i of lambda_{a->i}(y). */
     INDArray incomingMessageSums();
 
     @Override

@@ -181,11 +181,11 @@ class InferCommandTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
             empty          | ''                                | file is empty
-            bayes          | 'BAYES 1 2 1 1 0 2 0.5 0.5'       | BAYES is not supported
+            header bomb    | 'MARKOV 2000000000 2'             | line 1: the network declares 2000000000 variables, each needing at least 2 entries: more than the limit of 16777216 entries (raise it with -Dstructlr.limit.uaiEntries=N)
             truncated      | 'MARKOV 2 2 2 1 2 0 1 4 1 1 1'    | file ends early
             count mismatch | 'MARKOV 2 2 2 1 2 0 1 3 1 1 1'    | has 3 entries but its scope (2x2) needs 4
             index range    | 'MARKOV 2 2 2 1 2 0 2 4 1 1 1 1'  | names variable 2, outside 0..1
-            higher order   | 'MARKOV 3 2 2 2 1 3 0 1 2 8 1 1 1 1 1 1 1 1' | higher-order factor 0 over 3 variables is not supported
+            zero region    | 'MARKOV 3 2 2 2 1 3 0 1 2 8 0 0 0 0 0 0 0 0' | every entry of the factors over variables [0, 1, 2] is 0
             negative entry | 'MARKOV 1 2 1 1 0 2 0.5 -0.5'     | is negative
             nan entry      | 'MARKOV 1 2 1 1 0 2 NaN 0.5'      | is NaN
             """)
@@ -282,7 +282,7 @@ class InferCommandTest {
         assertTrue(r.out().contains("default: 1000"), r.out());
         assertTrue(r.out().contains("default: 1e-6") || r.out().contains("default: 1.0E-6"), r.out());
         assertTrue(r.out().contains("default: auto"), r.out());
-        assertTrue(r.out().contains("default: round"), r.out());
+        assertTrue(r.out().contains("default: search"), r.out());
         assertTrue(r.out().contains("default: json"), r.out());
     }
 

@@ -68,4 +68,19 @@ class UaiEvidenceTest {
         BadInputException e = assertThrows(BadInputException.class, () -> UaiEvidence.read(p, CARD));
         assertTrue(e.getMessage().equals(p + ": file not found"), e.getMessage());
     }
+
+    @Test
+    void endlessFilesCostNoMoreThanTheirValidPrefix() throws IOException {
+        // 2 million tokens on one line, and one token of 10 million characters
+        Path many = write("many.evid", "1 0 1" + " 1 1".repeat(1_000_000));
+        Path longTok = write("long.evid", "1 " + "7".repeat(10_000_000));
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long before = mx.getCurrentThreadAllocatedBytes();
+        BadInputException a = assertThrows(BadInputException.class, () -> UaiEvidence.read(many, CARD));
+        BadInputException b = assertThrows(BadInputException.class, () -> UaiEvidence.read(longTok, CARD));
+        long allocated = mx.getCurrentThreadAllocatedBytes() - before;
+        assertTrue(a.getMessage().equals(many + ": line 1: unexpected '1' after 1 observations (is the count wrong?)"), a.getMessage());
+        assertTrue(b.getMessage().startsWith(longTok + ": line 1: a token of more than 1000 characters"), b.getMessage());
+        assertTrue(allocated < 8L << 20, "reading allocated " + allocated + " bytes");
+    }
 }

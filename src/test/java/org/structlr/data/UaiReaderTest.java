@@ -135,15 +135,16 @@ class UaiReaderTest {
     @CsvSource(delimiter = '|', textBlock = """
             empty             | ''                                           | file is empty
             blank             | '   \\n  '                                    | file is empty
-            bayes             | 'BAYES 1 2 1 1 0 2 0.5 0.5'                  | BAYES is not supported
-            other type        | 'GRAPH 1 2 0'                                | expected the network type MARKOV
+            other type        | 'GRAPH 1 2 0'                                | expected the network type MARKOV or BAYES, got 'GRAPH'
             truncated header  | 'MARKOV 2 2'                                 | file ends early
             truncated table   | 'MARKOV 2 2 2 1 2 0 1 4 1 1 1'               | file ends early
             count mismatch    | 'MARKOV 2 2 2 1 2 0 1 3 1 1 1'               | has 3 entries but its scope (2x2) needs 4
             factor count      | 'MARKOV 1 2 1 1 0 2 1 1 2 1 1'               | after the table of the last factor
             index range       | 'MARKOV 2 2 2 1 2 0 2 4 1 1 1 1'             | names variable 2, outside 0..1
             negative index    | 'MARKOV 2 2 2 1 1 -1 2 1 1'                  | names variable -1, outside 0..1
-            higher order      | 'MARKOV 3 2 2 2 1 3 0 1 2'                   | higher-order factor 0 over 3 variables is not supported
+            region repeated   | 'MARKOV 3 2 2 2 1 3 0 1 0'                   | factor 0 names variable 0 twice
+            region truncated  | 'MARKOV 3 2 2 2 1 3 0 1 2 8 1 1 1'           | file ends early (truncated?) at line 1: expected entry 3 of the table of factor 0
+            region count      | 'MARKOV 3 2 2 2 1 3 0 1 2 4 1 1 1 1'         | the table of factor 0 has 4 entries but its scope (2x2x2) needs 8
             negative entry    | 'MARKOV 1 2 1 1 0 2 0.5 -0.5'                | entry 1 of the table of factor 0 is negative
             nan entry         | 'MARKOV 1 2 1 1 0 2 NaN 0.5'                 | entry 0 of the table of factor 0 is NaN
             infinite entry    | 'MARKOV 1 2 1 1 0 2 inf 0.5'                 | entry 0 of the table of factor 0 is infinite

@@ -30,7 +30,7 @@ import org.structlr.graph.Grids;
  * </ul>
  */
 public final class Engines {
-    /** Below this many label entries (2 E L^2 + V L) a plain loop sweep takes about a millisecond or less. */
+    /** Below this many label entries (2 E L^2 + V L, plus the regions' {@link FactorGraph#regionSweepEntries}) a plain loop sweep takes about a millisecond or less. */
     static final long SMALL_GRAPH = 200_000;
 
     private static volatile int cpuThreads = Runtime.getRuntime().availableProcessors();
@@ -70,7 +70,7 @@ public final class Engines {
     /** An engine for any graph: the loop engine for small graphs on the CPU, else the batched ND4J engine. */
     public static MessagePassing create(FactorGraph graph, double eps, DataType dtype) {
         long L = graph.maxLabels();
-        long size = 2L * graph.numEdges() * L * L + (long) graph.numVariables() * L;
+        long size = 2L * graph.numEdges() * L * L + (long) graph.numVariables() * L + graph.regionSweepEntries();
         if (size <= SMALL_GRAPH && !cudaBackend()) return new LoopMessagePassing(graph, eps);
         return new GraphMessagePassing(graph, Coloring.of(graph), eps, dtype);
     }

@@ -1,6 +1,7 @@
 package org.structlr.inference.loop;
 
 import org.structlr.inference.MessagePassing;
+import org.structlr.inference.RegionScores;
 
 import java.util.Arrays;
 import org.nd4j.linalg.api.buffer.DataType;
@@ -31,6 +32,11 @@ import org.structlr.graph.FactorGraph;
  * with the convention that it is minus infinity when {@code theta_i(y)} or any incoming message is.
  * Every log-sum-exp clamps its maximum below at {@code -1e30}, so an all minus infinity row gives
  * minus infinity, not NaN.
+ *
+ * <p>Regions (factors over any number of variables, {@link RegionScores}): a star update at i also
+ * takes m_{r->i} from every region r containing i, and N_i counts them; their messages live in
+ * {@code lamR[slot * L + y]} ({@link FactorGraph#regionSlot}), their tables in the regions' flat
+ * layout. A pairwise graph has none, and then every number is the pairwise engine's.
  *
  * <p>Speed: the star update's per-edge log-sum-exp runs in probability space against kernels
  * {@code exp((theta_a - rowMax) / eps)} precomputed when the potentials are set, so an edge costs
@@ -71,6 +77,11 @@ public final class LoopMessagePassing implements MessagePassing {
     private final double[] kern, rowMax;
     /** Scratch for one star update: m[k*L + y] for the k-th edge of the variable; w the other end's weights. */
     private final double[] scratchM, scratchW;
+
+    /** Regions: incidence of each variable ({@link FactorGraph#regionIncidence}), tables, messages, scratch. */
+    private final int[] rOff, rReg, rPos;
+    private final RegionScores regionScores;
+    private final double[] thetaR, lamR, scratchMR, scratchZ;
 
     /** An engine with the greedy colouring of {@code graph}. */
     public LoopMessagePassing(FactorGraph graph, double eps) {
@@ -113,6 +124,17 @@ public final class LoopMessagePassing implements MessagePassing {
         this.scratchW = new double[L];
         this.kern = new double[numEdges * 2 * L * L];
         this.rowMax = new double[numEdges * 2 * L];
+        int[][] rinc = graph.regionIncidence();
+        this.rOff = rinc[0];
+        this.rReg = rinc[1];
+        this.rPos = rinc[2];
+        int maxRDeg = 0;
+        for (int v = 0; v < numVars; v++) maxRDeg = Math.max(maxRDeg, rOff[v + 1] - rOff[v]);
+        this.regionScores = new RegionScores(graph);
+        this.thetaR = new double[graph.totalRegionEntries()];
+        this.lamR = new double[graph.numRegionSlots() * L];
+        this.scratchMR = new double[maxRDeg * L];
+        this.scratchZ = new double[regionScores.maxEntries()];
         // zero potentials on the labels that exist, minus infinity on the padding
         for (int i = 0; i < numVars; i++) {
             for (int y = 0; y < L; y++) thetaU[i * L + y] = y < labelsOf[i] ? 0 : NEG_INF;
@@ -152,6 +174,20 @@ public final class LoopMessagePassing implements MessagePassing {
 
     // ------------------------------------------------------------------ potentials and messages
 
+    /** Also sets the regions' tables ({@code [graph().totalRegionEntries()]}, any shape with that many entries). */
+    @Override
+    public void setPotentials(INDArray unary, INDArray pairwise, INDArray regions) {
+        int n = thetaR.length;
+        if (regions == null || regions.length() != n) {
+            throw new IllegalArgumentException("region potentials must have " + n + " entries, got "
+                    + (regions == null ? "null" : Arrays.toString(regions.shape())));
+        }
+        double[] r = flat(regions, n);
+        for (int k = 0; k < n; k++) thetaR[k] = checked(r[k], "region", 0, k);
+        setPotentials(unary, pairwise);
+    }
+
+    /** Sets unary and pairwise potentials; the regions' tables stay as they are. */
     @Override
     public void setPotentials(INDArray unary, INDArray pairwise) {
         int L = numLabels;
@@ -220,7 +256,63 @@ public final class LoopMessagePassing implements MessagePassing {
                 for (int y = 0; y < L; y++) lam[(e * 2 + s) * L + y] = y < labelsOf[v] ? 0 : NEG_INF;
             }
         }
+        for (int r = 0; r < graph.numRegions(); r++) {
+            for (int p = 0; p < graph.regionSize(r); p++) {
+                int v = graph.regionVariable(r, p), slot = graph.regionSlot(r, p);
+                for (int y = 0; y < L; y++) lamR[slot * L + y] = y < labelsOf[v] ? 0 : NEG_INF;
+            }
+        }
         recomputeU();
+    }
+
+    @Override
+    public INDArray regionMessages() {
+        return Nd4j.create(lamR.clone(), new long[] {graph.numRegionSlots(), numLabels}, DataType.DOUBLE);
+    }
+
+    /** Accepts any finite values or minus infinity on existing labels; padding is set to minus infinity. */
+    @Override
+    public void setRegionMessages(INDArray messages) {
+        int L = numLabels, S = graph.numRegionSlots();
+        if (messages == null || messages.rank() != 2 || messages.size(0) != S || messages.size(1) != L) {
+            throw new IllegalArgumentException("region messages must be [" + S + ", " + L + "], got "
+                    + (messages == null ? "null" : Arrays.toString(messages.shape())));
+        }
+        double[] m = flat(messages, S * L);
+        for (int r = 0; r < graph.numRegions(); r++) {
+            for (int p = 0; p < graph.regionSize(r); p++) {
+                int v = graph.regionVariable(r, p), slot = graph.regionSlot(r, p);
+                for (int y = 0; y < L; y++) {
+                    double x = m[slot * L + y];
+                    if (y < labelsOf[v] && (Double.isNaN(x) || x == Double.POSITIVE_INFINITY)) {
+                        throw new IllegalArgumentException("region message [" + slot + ", " + y + "] is " + x);
+                    }
+                    lamR[slot * L + y] = y < labelsOf[v] ? x : NEG_INF;
+                }
+            }
+        }
+        recomputeU();
+    }
+
+    /** The edge messages (as {@link MessagePassing#state()}), then the region messages, as floats. */
+    @Override
+    public float[] state() {
+        float[] s = new float[lam.length + lamR.length];
+        for (int k = 0; k < lam.length; k++) s[k] = (float) lam[k];
+        for (int k = 0; k < lamR.length; k++) s[lam.length + k] = (float) lamR[k];
+        return s;
+    }
+
+    @Override
+    public void setState(float[] state) {
+        if (state.length != lam.length + lamR.length) {
+            throw new IllegalArgumentException("state of " + state.length + " floats, this engine holds " + (lam.length + lamR.length));
+        }
+        double[] e = new double[lam.length], r = new double[lamR.length];
+        for (int k = 0; k < e.length; k++) e[k] = state[k];
+        for (int k = 0; k < r.length; k++) r[k] = state[lam.length + k];
+        setMessages(Nd4j.create(e, new long[] {numEdges, 2, numLabels}, DataType.DOUBLE));
+        if (lamR.length > 0) setRegionMessages(Nd4j.create(r, new long[] {graph.numRegionSlots(), numLabels}, DataType.DOUBLE));
     }
 
     /**
@@ -234,6 +326,10 @@ public final class LoopMessagePassing implements MessagePassing {
                 double t = thetaU[i * L + y];
                 for (int k = off[i]; k < off[i + 1] && t != NEG_INF; k++) {
                     double l = lam[(edge[k] * 2 + side[k]) * L + y];
+                    t = l == NEG_INF ? NEG_INF : t - l;
+                }
+                for (int k = rOff[i]; k < rOff[i + 1] && t != NEG_INF; k++) {
+                    double l = lamR[graph.regionSlot(rReg[k], rPos[k]) * L + y];
                     t = l == NEG_INF ? NEG_INF : t - l;
                 }
                 u[i * L + y] = t;
@@ -254,12 +350,13 @@ public final class LoopMessagePassing implements MessagePassing {
     }
 
     /**
-     * Star update at variable i, N_i = deg(i) + 1:
+     * Star update at variable i, N_i = deg(i) + (regions containing i) + 1:
      * <pre>
      *   m_a(y)           = eps * log sum_{y_j} exp( (theta_a(y, y_j) + lambda_{a->j}(y_j)) / eps )   for each a = (i, j)
-     *   total(y)         = theta_i(y) + sum_a m_a(y)
+     *   m_r(y)           = eps * log sum_{y_r: y_i = y} exp( (theta_r(y_r) + sum_{j != i} lambda_{r->j}(y_j)) / eps )   each region r
+     *   total(y)         = theta_i(y) + sum_a m_a(y) + sum_r m_r(y)
      *   u_i(y)           = total(y) / N_i              (= theta_i(y) - sum_a lambda_{a->i}(y) afterwards)
-     *   lambda_{a->i}(y) = total(y) / N_i - m_a(y)     (computed as u_i(y) - max(m_a(y), -1e30))
+     *   lambda_{a->i}(y) = total(y) / N_i - m_a(y)     (computed as u_i(y) - max(m_a(y), -1e30)); lambda_{r->i} alike
      * </pre>
      * A variable without edges gets u_i = theta_i, so b_i = softmax(theta_i / eps).
      */
@@ -301,19 +398,31 @@ public final class LoopMessagePassing implements MessagePassing {
                 m[k * L + y] = sum > TINY ? rm + mx + eps * Math.log(sum) : exactMessage(e, s, y, otherMsg, lj);
             }
         }
-        int n = deg + 1;
+        int rdeg = rOff[i + 1] - rOff[i];
+        double[] mr = scratchMR;
+        for (int k = 0; k < rdeg; k++) {
+            int r = rReg[rOff[i] + k], p = rPos[rOff[i] + k];
+            regionScores.scores(r, p, thetaR, lamR, scratchZ);
+            regionScores.groupLse(r, p, scratchZ, eps, mr, k * L);
+        }
+        int n = deg + rdeg + 1;
         for (int y = 0; y < L; y++) {
             if (y >= li) {
                 u[i * L + y] = NEG_INF;
                 for (int k = 0; k < deg; k++) lam[(edge[off[i] + k] * 2 + side[off[i] + k]) * L + y] = NEG_INF;
+                for (int k = 0; k < rdeg; k++) lamR[graph.regionSlot(rReg[rOff[i] + k], rPos[rOff[i] + k]) * L + y] = NEG_INF;
                 continue;
             }
             double total = thetaU[i * L + y];
             for (int k = 0; k < deg; k++) total += m[k * L + y];
+            for (int k = 0; k < rdeg; k++) total += mr[k * L + y];
             double ui = total / n;
             u[i * L + y] = ui;
             for (int k = 0; k < deg; k++) {
                 lam[(edge[off[i] + k] * 2 + side[off[i] + k]) * L + y] = ui - Math.max(m[k * L + y], FLOOR);
+            }
+            for (int k = 0; k < rdeg; k++) {
+                lamR[graph.regionSlot(rReg[rOff[i] + k], rPos[rOff[i] + k]) * L + y] = ui - Math.max(mr[k * L + y], FLOOR);
             }
         }
     }
@@ -362,6 +471,7 @@ public final class LoopMessagePassing implements MessagePassing {
 
     /**
      * A(lambda, theta) = sum_a eps * lse_{y_i,y_j}((theta_a + lambda_{a->i} + lambda_{a->j}) / eps)
+     *                  + sum_r eps * lse_{y_r}((theta_r + sum_{j in r} lambda_{r->j}) / eps)
      *                  + sum_i eps * lse_y(u_i(y) / eps).
      */
     @Override
@@ -372,6 +482,10 @@ public final class LoopMessagePassing implements MessagePassing {
         for (int e = 0; e < numEdges; e++) {
             edgeScores(e, buf);
             total += epsLse(buf, 0, labelsOf[edgeFrom[e]] * labelsOf[edgeTo[e]]);
+        }
+        for (int r = 0; r < graph.numRegions(); r++) {
+            regionScores.scores(r, -1, thetaR, lamR, scratchZ);
+            total += RegionScores.lse(scratchZ, graph.regionEntries(r), eps);
         }
         for (int i = 0; i < numVars; i++) total += epsLse(u, i * L, labelsOf[i]);
         return total;
@@ -415,11 +529,29 @@ public final class LoopMessagePassing implements MessagePassing {
         return b;
     }
 
-    /** theta . b + eps * (sum_i H(b_i) + sum_a H(b_a)); zero beliefs contribute nothing (not 0 * -inf). */
+    /** b_r(y_r) proportional to exp((theta_r + sum_{j in r} lambda_{r->j}) / eps); the regions' flat layout. */
+    private double[] regionBeliefArray() {
+        double[] b = new double[thetaR.length];
+        for (int r = 0; r < graph.numRegions(); r++) {
+            regionScores.scores(r, -1, thetaR, lamR, scratchZ);
+            RegionScores.softmax(scratchZ, graph.regionEntries(r), eps, b, graph.regionTableOffset(r));
+        }
+        return b;
+    }
+
+    @Override
+    public INDArray regionBeliefs() {
+        return Nd4j.create(regionBeliefArray(), new long[] {thetaR.length}, DataType.DOUBLE);
+    }
+
+    /** theta . b + eps * (sum_i H(b_i) + sum_a H(b_a) + sum_r H(b_r)); zero beliefs contribute nothing (not 0 * -inf). */
     @Override
     public double primal() {
-        double[] bu = unaryBeliefArray(), bp = pairBeliefArray();
+        double[] bu = unaryBeliefArray(), bp = pairBeliefArray(), br = regionBeliefArray();
         double total = 0;
+        for (int k = 0; k < br.length; k++) {
+            if (br[k] > 0) total += br[k] * thetaR[k] - eps * br[k] * Math.log(br[k]);
+        }
         for (int k = 0; k < bu.length; k++) {
             if (bu[k] > 0) total += bu[k] * thetaU[k] - eps * bu[k] * Math.log(bu[k]);
         }
@@ -460,6 +592,10 @@ public final class LoopMessagePassing implements MessagePassing {
         for (int i = 0; i < numVars; i++) {
             for (int k = off[i]; k < off[i + 1]; k++) {
                 for (int y = 0; y < L; y++) s[i * L + y] += lam[(edge[k] * 2 + side[k]) * L + y];
+            }
+            for (int k = rOff[i]; k < rOff[i + 1]; k++) {
+                int slot = graph.regionSlot(rReg[k], rPos[k]);
+                for (int y = 0; y < L; y++) s[i * L + y] += lamR[slot * L + y];
             }
         }
         return Nd4j.create(s, new long[] {numVars, L}, DataType.DOUBLE);

@@ -39,6 +39,9 @@ import org.structlr.graph.FactorGraph;
  * </pre>
  * The floor on M only matters when total_i(y) = -inf (an impossible label): then every message to
  * that label is -inf and nothing computes inf - inf.
+ *
+ * <p>Regions (factors over any number of variables) are batched by {@link Nd4jRegions}: their M_r
+ * join the total and N_i counts them. A pairwise graph has none and runs exactly as before.
  */
 public final class GraphMessagePassing implements MessagePassing {
     private final FactorGraph graph;
@@ -66,6 +69,8 @@ public final class GraphMessagePassing implements MessagePassing {
     private final INDArray slotToEdgeSide;
     /** T_pair: [L*L, E] (scaled, masked), kept for dual/beliefs. */
     private INDArray pairT;
+    /** The regions, or null for a pairwise graph. */
+    private final Nd4jRegions regions;
 
     private static final class ColourClass {
         int n;
@@ -147,6 +152,10 @@ public final class GraphMessagePassing implements MessagePassing {
         }
         int totalSlots = slotBase;
         classes = cls.toArray(new ColourClass[0]);
+        List<int[]> classVars = new ArrayList<>();
+        for (ColourClass cc : classes) classVars.add(cc.vars);
+        regions = graph.hasRegions() ? new Nd4jRegions(graph, classVars, eps, dtype) : null;
+        int[] rdeg = graph.regionDegrees();
 
         int[] s2es = new int[totalSlots];
         for (int es = 0; es < 2 * numEdges; es++) s2es[slotOf[es]] = es;
@@ -166,10 +175,8 @@ public final class GraphMessagePassing implements MessagePassing {
 
         for (ColourClass cc : classes) {
             int[] other = new int[cc.slots], th = new int[cc.slots];
-            float[] invN = new float[cc.n];
             for (int k = 0; k < cc.n; k++) {
                 int v = cc.vars[k];
-                invN[k] = 1f / (deg[v] + 1);
                 for (int d = 0; d < deg[v]; d++) {
                     int e = incEdge[off[v] + d], side = incSide[off[v] + d];
                     int local = cc.planeOffset[d] + k;
@@ -180,7 +187,7 @@ public final class GraphMessagePassing implements MessagePassing {
             cc.otherIdx = cc.slots > 0 ? Nd4jKernels.indexColumn(other) : null;
             cc.thIdx = cc.slots > 0 ? Nd4jKernels.indexColumn(th) : null;
             double[] invND = new double[cc.n];
-            for (int k = 0; k < cc.n; k++) invND[k] = 1.0 / (deg[cc.vars[k]] + 1);
+            for (int k = 0; k < cc.n; k++) invND[k] = 1.0 / (deg[cc.vars[k]] + rdeg[cc.vars[k]] + 1);
             cc.invN = Nd4j.createFromArray(invND).castTo(dtype).reshape(1, cc.n);
             cc.varIdx = Nd4jKernels.indexColumn(cc.vars);
             cc.thU = Nd4j.zeros(dtype, L, cc.n);
@@ -265,6 +272,17 @@ public final class GraphMessagePassing implements MessagePassing {
     }
 
     @Override
+    public void setPotentials(INDArray unary, INDArray pairwise, INDArray regionTables) {
+        if (regions == null) {
+            MessagePassing.super.setPotentials(unary, pairwise, regionTables);
+            return;
+        }
+        regions.setPotentials(regionTables);
+        setPotentials(unary, pairwise);
+    }
+
+    /** Sets unary and pairwise potentials; the regions' tables stay as they are. */
+    @Override
     public void setPotentials(INDArray unary, INDArray pairwise) {
         int L = numLabels;
         checkShape("unary potentials", unary, numVars, L);
@@ -302,11 +320,13 @@ public final class GraphMessagePassing implements MessagePassing {
 
     /** U = T_u - sum of incoming messages; a label whose messages were -inf stays impossible. */
     private void recomputeU() {
-        for (ColourClass cc : classes) {
+        for (int c = 0; c < classes.length; c++) {
+            ColourClass cc = classes[c];
             cc.u.assign(cc.thU);
             for (int y = 0; y < numLabels; y++) {
                 for (int d = 0; d < cc.planeCount.length; d++) cc.uPrefix[y][d].subi(cc.lamPlane[y][d]);
             }
+            if (regions != null) regions.subtractMessages(c, cc.u);
             BooleanIndexing.replaceWhere(cc.u, Double.NEGATIVE_INFINITY, Conditions.isNan());
             BooleanIndexing.replaceWhere(cc.u, Double.NEGATIVE_INFINITY, Conditions.greaterThan(Double.MAX_VALUE));
             // Messages into an impossible label are -inf, as a star update would make them.
@@ -318,6 +338,7 @@ public final class GraphMessagePassing implements MessagePassing {
                     cc.lamPlane[y][d].addi(deadRow.get(NDArrayIndex.interval(0, cc.planeCount[d])));
                 }
             }
+            if (regions != null) regions.killImpossible(c, cc.u);
         }
     }
 
@@ -325,14 +346,34 @@ public final class GraphMessagePassing implements MessagePassing {
     public void iterate(int sweeps) {
         if (sweeps < 0) throw new IllegalArgumentException("sweeps must be at least 0, got " + sweeps);
         for (int s = 0; s < sweeps; s++) {
-            for (ColourClass cc : classes) update(cc);
+            for (int c = 0; c < classes.length; c++) update(c, classes[c]);
         }
     }
 
-    private void update(ColourClass cc) {
+    private void update(int c, ColourClass cc) {
         int L = numLabels;
         int D = cc.planeCount.length;
-        if (cc.slots == 0) return;   // isolated variables: U = T_u already
+        boolean withRegions = regions != null && regions.touches(c);
+        if (cc.slots == 0 && !withRegions) return;   // isolated variables: U = T_u already
+        if (cc.slots > 0) edgeIncoming(cc);
+        cc.total.assign(cc.thU);
+        for (int y = 0; y < L; y++) {
+            for (int d = 0; d < D; d++) cc.totalPrefix[y][d].addi(cc.mPlane[y][d]);
+        }
+        INDArray mRegions = withRegions ? regions.addIncoming(c, cc.total) : null;
+        cc.u.assign(cc.total).muliRowVector(cc.invN);
+        if (cc.slots > 0) {
+            Transforms.max(cc.m, -Nd4jKernels.BIG, false);
+            for (int y = 0; y < L; y++) {
+                for (int d = 0; d < D; d++) Nd4jKernels.sub(cc.uPrefix[y][d], cc.mPlane[y][d], cc.lamPlane[y][d]);
+            }
+        }
+        if (withRegions) regions.update(c, cc.u, mRegions);
+    }
+
+    /** cc.m = M_a(y) for every edge slot of the class. */
+    private void edgeIncoming(ColourClass cc) {
+        int L = numLabels;
         for (int y = 0; y < L; y++) Nd4jKernels.gather(lamRow[y], cc.otherIdx, cc.gRow[y]);
         for (int y = 0; y < L; y++) {
             // z[y_o] = T(y, y_o) + Lam_other(y_o);  M(y) = lse over y_o
@@ -347,15 +388,6 @@ public final class GraphMessagePassing implements MessagePassing {
             for (int k = 1; k < L; k++) out.addi(cc.zRow[k]);
             Transforms.log(out, false);
             out.addi(cc.mx);
-        }
-        cc.total.assign(cc.thU);
-        for (int y = 0; y < L; y++) {
-            for (int d = 0; d < D; d++) cc.totalPrefix[y][d].addi(cc.mPlane[y][d]);
-        }
-        cc.u.assign(cc.total).muliRowVector(cc.invN);
-        Transforms.max(cc.m, -Nd4jKernels.BIG, false);
-        for (int y = 0; y < L; y++) {
-            for (int d = 0; d < D; d++) Nd4jKernels.sub(cc.uPrefix[y][d], cc.mPlane[y][d], cc.lamPlane[y][d]);
         }
     }
 
@@ -392,6 +424,7 @@ public final class GraphMessagePassing implements MessagePassing {
         double s = 0;
         for (ColourClass cc : classes) s += sumLse(cc.u);
         if (numEdges > 0) s += sumLse(pairExponents());
+        if (regions != null) s += regions.dualTerm();
         return eps * s;
     }
 
@@ -408,6 +441,7 @@ public final class GraphMessagePassing implements MessagePassing {
             Nd4jKernels.softmaxRows(b);
             s += Nd4jKernels.expectedPlusEntropy(pairT, b);
         }
+        if (regions != null) s += regions.primalTerm();
         return eps * s;
     }
 
@@ -473,7 +507,33 @@ public final class GraphMessagePassing implements MessagePassing {
     @Override
     public void resetMessages() {
         lam.assign(lamInit);
+        if (regions != null) regions.reset();
         recomputeU();
+    }
+
+    @Override
+    public INDArray regionBeliefs() {
+        return regions == null ? MessagePassing.super.regionBeliefs() : regions.beliefs();
+    }
+
+    @Override
+    public INDArray regionMessages() {
+        return regions == null ? MessagePassing.super.regionMessages() : regions.messages();
+    }
+
+    @Override
+    public void setRegionMessages(INDArray messages) {
+        if (regions == null) {
+            MessagePassing.super.setRegionMessages(messages);
+            return;
+        }
+        regions.setMessages(messages);
+        recomputeU();
+    }
+
+    @Override
+    public boolean exactState() {
+        return true;
     }
 
     /** Lam {@code [L, slots]} then U {@code [L, n]} of each colour class, eps units, bit for bit (see {@link StatePacking}). */
@@ -488,9 +548,10 @@ public final class GraphMessagePassing implements MessagePassing {
     }
 
     private INDArray[] stateParts() {
-        INDArray[] parts = new INDArray[1 + classes.length];
+        INDArray[] parts = new INDArray[1 + classes.length + (regions == null ? 0 : 1)];
         parts[0] = lam;
         for (int c = 0; c < classes.length; c++) parts[1 + c] = classes[c].u;
+        if (regions != null) parts[1 + classes.length] = regions.state();
         return parts;
     }
 
@@ -502,6 +563,7 @@ public final class GraphMessagePassing implements MessagePassing {
             for (int y = 0; y < L; y++) {
                 for (int d = 0; d < cc.planeCount.length; d++) s.getRow(y).get(NDArrayIndex.interval(0, cc.planeCount[d])).addi(cc.lamPlane[y][d]);
             }
+            if (regions != null) s.addi(regions.incomingSums(java.util.Arrays.asList(classes).indexOf(cc)));
             return s;
         });
         return out.muli(eps).transpose().dup('c');
