@@ -41,7 +41,7 @@ public final class CrfTrainer {
     /** Settings with the paper's defaults: linear/linear, 100 iterations, eps 0.1, 25 sweeps, 50 evaluation sweeps, seed 1. */
     public static final class Builder {
         private String unary = "linear", pairwise = "linear";
-        private int iterations = 100, sweeps = 25, evalSweeps = 50, threads = 1;
+        private int iterations = 100, sweeps = 25, evalSweeps = LearnSettings.AUTO_EVAL_SWEEPS, threads = 1;
         private double eps = 0.1;
         private long seed = 1;
         private final Map<String, String> unaryOptions = new LinkedHashMap<>(), pairwiseOptions = new LinkedHashMap<>();
@@ -67,7 +67,7 @@ public final class CrfTrainer {
         public Builder eps(double eps) { this.eps = eps; return this; }
         /** Message-passing sweeps after each oracle fit. */
         public Builder sweeps(int n) { this.sweeps = n; return this; }
-        /** Prediction sweeps per iteration for the reported errors (0: no errors). */
+        /** Prediction sweeps per evaluation for the reported errors, warm-started (0: no errors; default {@link LearnSettings#AUTO_EVAL_SWEEPS}). */
         public Builder evalSweeps(int n) { this.evalSweeps = n; return this; }
         public Builder seed(long seed) { this.seed = seed; return this; }
         /** Threads of the oracles that use them (boost); 1 gives results independent of the machine. */

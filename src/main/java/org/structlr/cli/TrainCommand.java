@@ -95,8 +95,8 @@ final class TrainCommand implements Callable<Integer> {
     int checkpointEvery;
 
     @Option(names = "--resume", paramLabel = "DIR", converter = Location.CheckpointConverter.class,
-            description = "Continue the run saved in this checkpoint folder (its latest checkpoint) on the same --data: the kinds,"
-                    + " eps, sweeps, evaluation sweeps and seed are the checkpoint's (giving a different one is an error), and so are"
+            description = "Continue the run saved in this checkpoint folder (its latest checkpoint) on the same --data: the classes and their"
+                    + " options, eps, sweeps, evaluation settings, schedule and seed are the checkpoint's (giving a different one is an error), and so are"
                     + " the threads unless --threads is given; --iterations sets the new total (default: the checkpoint's)."
                     + " The result equals an uninterrupted run's with the same options. In the -Pspark build also a Hadoop URI.")
     Location resume;
@@ -144,6 +144,10 @@ final class TrainCommand implements Callable<Integer> {
             throw new BadInputException(output, "cannot write --output: exists and is not a structlr model folder; not overwriting it");
         }
         FunctionSpec unarySpec = classOptions.unary(unary), pairSpec = classOptions.pairwise(pairwise);
+        if (from != null) {
+            unarySpec = agreeOptions("--unary-option", classOptions.unary, unarySpec, from.unary());
+            pairSpec = agreeOptions("--pairwise-option", classOptions.pairwise, pairSpec, from.pair());
+        }
         ClusterTraining cluster = cluster();
         int threads = common.apply();
         Training.Outcome out;
@@ -155,7 +159,7 @@ final class TrainCommand implements Callable<Integer> {
             // the examples hash only where a checkpoint may be resumed on Spark (which cannot compute the data hash)
             String examplesHash = from != null || checkpoint != null ? DataHashes.examplesHash(ds) : null;
             if (from != null) checkSameData(from, hash, examplesHash);
-            StateSink sink = checkpointer(settings, threads, hash, examplesHash);
+            StateSink sink = checkpointer(unarySpec, pairSpec, settings, threads, hash, examplesHash);
             try (TrainingProgress progress = progress(from);
                  Validation validation = valEvery == 0 ? null : validation(ds, settings)) {
                 LearnListener listener = validation == null ? progress : validation.around(progress, iterations, this::printCheck);
@@ -169,7 +173,7 @@ final class TrainCommand implements Callable<Integer> {
                 ClusterTraining.ClusterDataset ds = session.read(data.forCluster());
                 Training.checkApplicable(ds.summary(), unary, pairwise);
                 if (from != null) checkSameData(from, null, ds.examplesHash());
-                StateSink sink = checkpointer(settings, threads, null, ds.examplesHash());
+                StateSink sink = checkpointer(unarySpec, pairSpec, settings, threads, null, ds.examplesHash());
                 try (TrainingProgress progress = progress(from)) {
                     out = session.train(ds, unarySpec, pairSpec, settings, threads, progress, from == null ? null : from.state(), sink);
                 }
@@ -270,13 +274,14 @@ final class TrainCommand implements Callable<Integer> {
         return progress;
     }
 
-    private StateSink checkpointer(LearnSettings settings, int threads, String dataHash, String examplesHash) {
+    private StateSink checkpointer(FunctionSpec unarySpec, FunctionSpec pairSpec, LearnSettings settings, int threads, String dataHash,
+                                   String examplesHash) {
         if (checkpoint == null) return StateSink.NONE;
         if (checkpoint.remote()) {
-            return Checkpointer.remote(checkpoint.uri(), RemoteFiles.find().orElseThrow(), checkpointEvery, unary, pairwise, settings, threads,
+            return Checkpointer.remote(checkpoint.uri(), RemoteFiles.find().orElseThrow(), checkpointEvery, unarySpec, pairSpec, settings, threads,
                     dataHash, examplesHash);
         }
-        return new Checkpointer(checkpoint.local(), checkpointEvery, unary, pairwise, settings, threads, dataHash, examplesHash);
+        return new Checkpointer(checkpoint.local(), checkpointEvery, unarySpec, pairSpec, settings, threads, dataHash, examplesHash);
     }
 
     /**
@@ -321,6 +326,31 @@ final class TrainCommand implements Callable<Integer> {
         schedule.schedule = agree("--schedule", schedule.schedule, s.schedule());
         if (!isGiven("--threads")) common.threads = cp.threads();
         if (!isGiven("--iterations")) iterations = s.iterations();
+    }
+
+    /**
+     * The class with the checkpoint's option values: each option given on the command line must
+     * have the checkpoint's value (a different one would silently change the fits); options not
+     * given are the checkpoint's, not the defaults.
+     */
+    private FunctionSpec agreeOptions(String option, Map<String, String> given, FunctionSpec asked, FunctionSpec saved) {
+        StringBuilder differ = new StringBuilder(), theirs = new StringBuilder();
+        for (String name : given.keySet()) {
+            Object a = asked.options().values().get(name), b = saved.options().values().get(name);
+            if (!java.util.Objects.equals(a, b)) {
+                differ.append(differ.length() == 0 ? "" : ", ").append(name).append('=').append(given.get(name));
+                theirs.append(theirs.length() == 0 ? "" : ", ").append(name).append('=').append(showOption(b));
+            }
+        }
+        if (differ.length() > 0) {
+            throw new BadInputException(resume + ": the checkpoint was trained with " + option + " " + theirs + ", not " + differ
+                    + " (its " + saved.name() + " options: " + saved.options() + "); resume it without " + option + " or start a new run");
+        }
+        return saved;
+    }
+
+    private static String showOption(Object v) {
+        return v instanceof List<?> l ? String.join(",", l.stream().map(String::valueOf).toList()) : String.valueOf(v);
     }
 
     private <T> T agree(String option, T given, T saved) {

@@ -66,6 +66,11 @@ public final class BatchStates implements ExampleStates {
     }
 
     @Override
+    public long numTestVariables() {
+        return test == null ? 0 : test.graph().numVariables();
+    }
+
+    @Override
     public void start(Functions functions, Engines from) {
         setTraining(functions);
         if (mp != null) mp.setPotentials(thetaU, thetaP);

@@ -155,6 +155,11 @@ public final class Training {
         prov.put("secondsInOracleFits", r.fitSeconds());
         prov.put("secondsInMessagePassing", r.passingSeconds());
         prov.put("secondsInEvaluation", r.evalSeconds());
+        // what the oracles say of themselves (Oracle.describe: every setting that changes a fit)
+        Map<String, Object> oracles = new LinkedHashMap<>();
+        oracles.put("unary", r.unaryOracle());
+        oracles.put("pairwise", r.pairOracles());
+        prov.put("oracles", oracles);
         org.structlr.data.ClassTable classes = Dataset.classes(info, L, (data.root() == null ? "<data set>" : data.root()) + "/" + Dataset.INFO_FILE);
         return new Outcome(new CrfModel(L, settings.eps(), data.unaryDim(), data.pairDim(), types, unaryFunction, pairFunctions, s, prov, classes),
                 r.curve(), r.fitSeconds(), r.passingSeconds(), r.evalSeconds());
@@ -173,7 +178,7 @@ public final class Training {
         s.put("iterations", settings.iterations());
         s.put("eps", settings.eps());
         s.put("sweepsPerFit", settings.sweepsPerFit());
-        s.put("evalSweeps", settings.evalSweeps());
+        s.put("evalSweeps", settings.evalSweepsRecorded());
         s.put("evalEvery", settings.evalEvery());
         s.put("seed", settings.seed());
         s.put("schedule", settings.schedule());

@@ -85,9 +85,10 @@ class SparkLocalTest {
      * matter here: its final objective is not the paper schedule's.
      */
     @ParameterizedTest
-    @CsvSource({"adaptive, 2", "adaptive-extrapolate, 3"})
-    void everyScheduleWithEvalEveryOnLocal2MatchesOneMachine(String schedule, int evalEvery) {
-        LearnSettings s = new LearnSettings(5, 0.1, 5, 10, evalEvery, 3, schedule);
+    @CsvSource({"adaptive, 2, 10", "adaptive-extrapolate, 3, -1"})
+    void everyScheduleWithEvalEveryOnLocal2MatchesOneMachine(String schedule, int evalEvery, int evalSweeps) {
+        // evalSweeps -1 = auto: the executors count the test variables for K (LearnSettings.evalSweepsFor)
+        LearnSettings s = new LearnSettings(5, 0.1, 5, evalSweeps, evalEvery, 3, schedule);
         Training.Outcome one = Training.train(data, "linear", "linear", s, 1, LearnListener.NONE);
         Training.Outcome paper = Training.train(data, "linear", "linear", s.withSchedule("paper"), 1, LearnListener.NONE);
         assertTrue(Math.abs(last(one).objective() - last(paper).objective()) > 1e-3 * last(paper).objective(),

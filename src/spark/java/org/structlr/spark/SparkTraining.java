@@ -167,7 +167,7 @@ public final class SparkTraining implements ClusterTraining {
             JavaSparkContext sc = context();
             Oracles oracles = Oracles.create(data, unary, pair, settings, threads);
             boolean lineageOnExecutors = !LINEAGE_ON_DRIVER.equals(sc.getConf().get(LINEAGE_DIR, null)) && sc.sc().getCheckpointDir().isDefined();
-            try (oracles; PartitionStates states = new PartitionStates(sc, blocks, settings.eps(), settings.evalSweeps() > 0, data.numLabels(), types,
+            try (oracles; PartitionStates states = new PartitionStates(sc, blocks, settings.eps(), settings.evaluatesErrors(), data.numLabels(), types,
                     data.unaryDim(), data.pairDim(), cutEvery, lineageOnExecutors)) {
                 return new AlternatingLearner(settings, oracles.unary(), oracles.pair()).train(states, from, listener, sink);
             }
