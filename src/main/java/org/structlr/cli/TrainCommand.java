@@ -16,6 +16,7 @@ import org.structlr.learn.IterationRecord;
 import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.LearningReport;
+import org.structlr.learn.RowWeights;
 import org.structlr.learn.StateSink;
 import org.structlr.learn.Training;
 import org.structlr.metrics.ConfusionMatrix;
@@ -57,6 +58,16 @@ final class TrainCommand implements Callable<Integer> {
 
     @Mixin
     ScheduleOptions schedule;
+
+    @Option(names = "--class-weights", paramLabel = "balanced|W0,W1,...",
+            description = "Weight the oracle rows by class: 'balanced' (N / (K N_y) from the training labels) or one weight per label."
+                    + " A pairwise row gets the mean of its two ends' weights. Recorded in the model (settings.weights).")
+    String classWeights;
+
+    @Option(names = "--example-weights", paramLabel = "FILE",
+            description = "Weight training examples: lines 'NAME WEIGHT' (NAME a file of DIR/train, e.g. 003.npz; '#' starts a comment);"
+                    + " examples not listed weigh 1. Weight k counts as k copies of the example.")
+    Path exampleWeights;
 
     @Option(names = "--output", paramLabel = "MODEL", converter = PathConverter.class,
             description = "Folder to save the trained model in (a path or a file: URI).")
@@ -151,10 +162,19 @@ final class TrainCommand implements Callable<Integer> {
         ClusterTraining cluster = cluster();
         int threads = common.apply();
         Training.Outcome out;
+        boolean weighted = classWeights != null || exampleWeights != null;
+        if (weighted && cluster != null) {
+            throw new BadInputException("options '--class-weights' and '--example-weights' do not work with --spark yet (train without --spark)");
+        }
+        if (weighted && (from != null || checkpoint != null)) {
+            throw new BadInputException("options '--class-weights' and '--example-weights' do not work with --checkpoint/--resume yet"
+                    + " (checkpoints do not record the weights)");
+        }
         if (cluster == null || !executorsRead()) {
             Dataset ds = Dataset.load(data.staged("--data"));
             reportData = ds;
             Training.checkApplicable(ds, unary, pairwise);
+            RowWeights weights = weights(ds);
             String hash = DataHashes.dataHash(ds);
             // the examples hash only where a checkpoint may be resumed on Spark (which cannot compute the data hash)
             String examplesHash = from != null || checkpoint != null ? DataHashes.examplesHash(ds) : null;
@@ -163,7 +183,7 @@ final class TrainCommand implements Callable<Integer> {
             try (TrainingProgress progress = progress(from);
                  Validation validation = valEvery == 0 ? null : validation(ds, settings)) {
                 LearnListener listener = validation == null ? progress : validation.around(progress, iterations, this::printCheck);
-                out = cluster == null ? Training.train(ds, unarySpec, pairSpec, settings, threads, listener, from == null ? null : from.state(), sink)
+                out = cluster == null ? Training.train(ds, unarySpec, pairSpec, settings, weights, threads, listener, from == null ? null : from.state(), sink)
                         : cluster.train(spark, ds, unarySpec, pairSpec, settings, threads, listener, from == null ? null : from.state(), sink);
                 if (validation != null) out = keepBest(validation, out);
             }
@@ -266,6 +286,22 @@ final class TrainCommand implements Callable<Integer> {
         if (v.equals("executors")) return true;
         if (v.equals("driver")) return false;
         throw new BadInputException(READ_DATA + ": '" + v + "' is neither 'executors' nor 'driver'");
+    }
+
+    /** The class and example weights of the options ({@link RowWeights#NONE} without them). */
+    private RowWeights weights(Dataset ds) {
+        RowWeights w;
+        try {
+            w = RowWeights.classes(classWeights);
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException("option '--class-weights': " + e.getMessage());
+        }
+        try {
+            w.checkLabels(ds.numLabels());
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException("option '--class-weights': " + e.getMessage());
+        }
+        return exampleWeights == null ? w : w.withExamples(ExampleWeightsFile.read(exampleWeights, ds.train()));
     }
 
     private TrainingProgress progress(Checkpoint from) {
