@@ -130,7 +130,7 @@ public final class Training {
         }
         AlternatingLearner.Result r;
         try (Oracles oracles = Oracles.create(data.summary(), unary, pair, settings, threads);
-             BatchStates states = new BatchStates(train, truth, test, settings.eps(), settings.evalSweeps() > 0)) {
+             BatchStates states = new BatchStates(train, truth, test, settings.eps(), settings.evaluatesErrors())) {
             r = new AlternatingLearner(settings, oracles.unary(), oracles.pair()).train(states, from, listener, sink);
         }
         Map<String, Object> recorded = weights.any() ? weights.toMap(train.labels(), L) : Map.of();
