@@ -16,7 +16,7 @@ import org.structlr.oracle.Oracle;
 import org.structlr.oracle.ScoreFunction;
 
 /**
- * The paper's Alg. 1 with factors over regions of any size (the general form of DESIGN §1): each
+ * The paper's Alg. 1 with factors over regions of any size (the general form of docs/design.md §1): each
  * iteration fits the unary function, passes messages, fits every region type's function, passes
  * messages again; messages persist, so learning and inference are optimised jointly.
  *
@@ -31,7 +31,7 @@ import org.structlr.oracle.ScoreFunction;
  * (the pairwise bias of AlternatingLearner for k = 2), and for the unary rows
  * b_i(y) = (Delta_i(y) - sum_{r containing i} lambda_{r->i}(y)) / eps. With theta = eps g the
  * objective R = A(lambda, theta) - F(x, y) is then eps times the sum of the rows' biased logistic
- * losses (DESIGN §1), which {@code RegionLearnerTest} checks for regions of 3 and 4 variables.
+ * losses (docs/design.md §1), which {@code RegionLearnerTest} checks for regions of 3 and 4 variables.
  */
 public final class RegionLearner {
 
