@@ -9,12 +9,14 @@
 #   1. one `structlr serve` process; LoadBench at concurrency 1, 8 and 32 (N requests each, after a
 #      warm-up): requests/s, p50/p99 latency, errors; the batch sizes reached (from /metrics);
 #   2. the alternative: one `structlr predict` process per request, K of them in a row;
-# then SOAK requests in a row to the denoising server with its resident memory sampled every 100
-# (soak.csv, soak.png). Settings: N (default 200), K (10), SOAK (10000), THREADS (engine threads, 1),
-# MAX_BATCH (8), MAX_WAIT_MS (5). Prints `uptime` before and after: the numbers mean little on a busy machine.
+# then SOAK requests in a row to the horses server (the photos in turn) with its resident memory sampled
+# every 100 (OUT/soak.csv, OUT/soak.png). Settings: N (default 200), K (10), SOAK (10000), THREADS
+# (engine threads, 1), MAX_BATCH (8), MAX_WAIT_MS (5), PARTS ("load soak": which parts to run).
+# Prints `uptime` before and after: the numbers mean little on a busy machine.
 set -euo pipefail
 PHOTOS=${1:?usage: bench/serve/run.sh PHOTOS_DIR [OUT]}
 OUT=${2:-docs/results/serve}
+PARTS=${PARTS:-load soak}
 N=${N:-200}; K=${K:-10}; SOAK=${SOAK:-10000}; THREADS=${THREADS:-1}; MAX_BATCH=${MAX_BATCH:-8}; MAX_WAIT_MS=${MAX_WAIT_MS:-5}
 cd "$(dirname "$0")/../.."
 mkdir -p "$OUT"
@@ -44,7 +46,7 @@ mkdir -p "$TMP/photos"
 mapfile -t ALL_PHOTOS < <(find "$PHOTOS" -maxdepth 1 -type f \( -iname '*.jpg' -o -iname '*.png' \) | sort)
 [ "${#ALL_PHOTOS[@]}" -gt 0 ] || { echo "no .jpg/.png photos in $PHOTOS"; exit 2; }
 cp "${ALL_PHOTOS[@]:0:16}" "$TMP/photos/"
-"${STRUCTLR[@]}" demo --iterations 10 --train 4 --test 16 --size 100 --seed 7 --threads 1 --quiet --out "$TMP/dn" >/dev/null
+[[ " $PARTS " == *" load "* ]] && "${STRUCTLR[@]}" demo --iterations 10 --train 4 --test 16 --size 100 --seed 7 --threads 1 --quiet --out "$TMP/dn" >/dev/null
 DENOISE_MODEL=${DENOISE_MODEL:-$TMP/dn/model}
 PHOTO_FILES=("$TMP"/photos/*)
 DN_FILES=("$TMP"/dn/data/test/*.npz)
@@ -93,11 +95,15 @@ bench_model() {   # NAME MODEL PATH TYPE FILES...
   echo "  predict per request: $K requests in $(printf '%.1f' "$(echo "$t1 - $t0" | bc -l)") s, $(printf '%.2f' "$(echo "$K / ($t1 - $t0)" | bc -l)") requests/s, p50 $(printf '%.0f' "$(sed -n "$(( (K + 1) / 2 ))p" "$TMP/lat.txt")") ms, max $(printf '%.0f' "$(tail -1 "$TMP/lat.txt")") ms"
 }
 
-bench_model "horses" models/horses /v1/segment image/jpeg "${PHOTO_FILES[@]}"
-bench_model "denoising" "$DENOISE_MODEL" /v1/predict application/x-npz "${DN_FILES[@]}"
-
-echo "## soak: $SOAK requests in a row, denoising model"
-serve "$DENOISE_MODEL"
-quiet_jvm "${JAVA[@]}" org.structlr.serve.LoadBench soak "$URL" /v1/predict application/x-npz "$SERVER" "$SOAK" "$OUT/soak" "${DN_FILES[@]}"
-stop
+if [[ " $PARTS " == *" load "* ]]; then
+  bench_model "horses" models/horses /v1/segment image/jpeg "${PHOTO_FILES[@]}"
+  bench_model "denoising" "$DENOISE_MODEL" /v1/predict application/x-npz "${DN_FILES[@]}"
+fi
+if [[ " $PARTS " == *" soak "* ]]; then
+  echo "## soak: $SOAK requests in a row, horses model on the photos"
+  serve models/horses
+  quiet_jvm "${JAVA[@]}" org.structlr.serve.LoadBench soak "$URL" /v1/segment image/jpeg "$SERVER" "$SOAK" "$OUT/soak" "${PHOTO_FILES[@]}"
+  echo -n "  batch sizes: "; batches
+  stop
+fi
 echo "# machine after: $(uptime)"

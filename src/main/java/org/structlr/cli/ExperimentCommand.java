@@ -23,19 +23,19 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code structlr experiment denoise|horses}: the paper's experiments, one pair of function classes
+ * {@code structlr experiment denoise|horses|images}: the paper's experiments (and the same on any image data set), one pair of function classes
  * or the whole table (Table 1, Fig. 1-3). The work is {@link Experiment}'s; this class parses options.
  */
 @Command(name = "experiment", mixinStandardHelpOptions = true,
         description = "The paper's experiments: one (unary, pairwise) pair, or --table for every pair (Table 1) with figures.",
-        subcommands = {ExperimentCommand.Denoise.class, ExperimentCommand.Horses.class})
+        subcommands = {ExperimentCommand.Denoise.class, ExperimentCommand.Horses.class, ExperimentCommand.Images.class})
 final class ExperimentCommand implements Runnable {
     @Spec
     CommandSpec spec;
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing data set: denoise or horses");
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing data set: denoise, horses or images");
     }
 
     /** Options of both data sets. */
@@ -171,13 +171,40 @@ final class ExperimentCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            LearnSettings settings = opts.settings();
-            Path out = opts.out("horses");
-            int threads = common.apply();
-            Dataset ds = Dataset.load(data);
-            if (!common.quiet) System.err.println("loaded " + ds);
-            return ExperimentCommand.run(opts.experiment("horses", ds, settings, threads), opts, out, common.quiet, spec);
+            return onFolder("horses", data, opts, common, spec);
         }
+    }
+
+    @Command(name = "images", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "An experiment on any prepared .npz data set folder (images-data, scenes, your own): named after the folder.")
+    static final class Images implements Callable<Integer> {
+        @Mixin
+        Options opts;
+
+        @Option(names = "--data", required = true, paramLabel = "DIR", description = "Data set folder (train/ and test/ .npz files, val/ optional).")
+        Path data;
+
+        @Mixin
+        CommonOptions common;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            Path name = data.toAbsolutePath().normalize().getFileName();
+            return onFolder(name == null ? "data" : name.toString(), data, opts, common, spec);
+        }
+    }
+
+    /** The experiment on the data set folder {@code data}, called {@code name} in titles and the default output folder. */
+    static int onFolder(String name, Path data, Options opts, CommonOptions common, CommandSpec spec) throws Exception {
+        LearnSettings settings = opts.settings();
+        Path out = opts.out(name);
+        int threads = common.apply();
+        Dataset ds = Dataset.load(data);
+        if (!common.quiet) System.err.println("loaded " + ds);
+        return ExperimentCommand.run(opts.experiment(name, ds, settings, threads), opts, out, common.quiet, spec);
     }
 
     static int run(Experiment exp, Options opts, Path out, boolean quiet, CommandSpec spec) throws Exception {

@@ -6,11 +6,10 @@ import java.util.concurrent.Callable;
 import org.structlr.data.AtomicFiles;
 import org.structlr.data.BadInputException;
 import org.structlr.features.HorseLoader;
-import org.structlr.features.ImageFeatures;
-import org.structlr.features.PatchFeatures;
 import org.structlr.features.UnaryFeatures;
 import org.structlr.features.WorkingSize;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -28,10 +27,6 @@ final class HorsesDataCommand implements Callable<Integer> {
             description = "Data set folder to write (replaced as a whole if it was written by this command).")
     Path out;
 
-    @Option(names = "--features", defaultValue = "handmade", paramLabel = "KIND",
-            description = "Unary features: handmade (42: 1, RGB, position, HOG), patch (RGB k x k patch, channel-major) or rgb (the raw pixels, for fcn) (default: ${DEFAULT-VALUE}).")
-    String features;
-
     @Option(names = "--size", defaultValue = HorseLoader.DEFAULT_HEIGHT + "x" + HorseLoader.DEFAULT_WIDTH, paramLabel = "HxW",
             description = "Working size, height x width in pixels (default: ${DEFAULT-VALUE}).")
     String size;
@@ -41,13 +36,8 @@ final class HorsesDataCommand implements Callable<Integer> {
                     + "own shapes and train as ragged batches.")
     Integer longest;
 
-    @Option(names = "--cell", defaultValue = "" + ImageFeatures.DEFAULT_CELL, paramLabel = "PX",
-            description = "HOG cell side for handmade features (default: ${DEFAULT-VALUE}).")
-    int cell;
-
-    @Option(names = "--patch", defaultValue = "" + PatchFeatures.DEFAULT_K, paramLabel = "K",
-            description = "Patch side (odd) for patch features (default: ${DEFAULT-VALUE}).")
-    int patch;
+    @Mixin
+    FeatureOptions features;
 
     @Option(names = "--quiet", description = "Print no progress, only the result and errors.")
     boolean quiet;
@@ -58,7 +48,7 @@ final class HorsesDataCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         WorkingSize ws = workingSize();
-        UnaryFeatures unary = CliChecks.unaryFeatures(features, cell, patch);
+        UnaryFeatures unary = features.unary();
         CliChecks.output("--out", out, true);
         CliChecks.notAnInput("--out", out, "the --db folder", db);
         HorseLoader loader = new HorseLoader(db, ws);

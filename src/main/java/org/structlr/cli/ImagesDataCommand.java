@@ -17,14 +17,13 @@ import org.structlr.data.BadInputException;
 import org.structlr.data.ClassTable;
 import org.structlr.data.Dataset;
 import org.structlr.features.ImageDataWriter;
-import org.structlr.features.ImageFeatures;
 import org.structlr.features.ImageSplits;
 import org.structlr.features.LabelledImageReader;
 import org.structlr.features.MaskReader;
-import org.structlr.features.PatchFeatures;
 import org.structlr.features.UnaryFeatures;
 import org.structlr.features.WorkingSize;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -93,17 +92,8 @@ final class ImagesDataCommand implements Callable<Integer> {
     @Option(names = "--own-size", description = "Every image at its own size (no resizing).")
     boolean ownSize;
 
-    @Option(names = "--features", defaultValue = "handmade", paramLabel = "KIND",
-            description = "Unary features: handmade (42: 1, RGB, position, HOG), patch (RGB k x k patch) or rgb (the raw pixels, for fcn) (default: ${DEFAULT-VALUE}).")
-    String features;
-
-    @Option(names = "--cell", defaultValue = "" + ImageFeatures.DEFAULT_CELL, paramLabel = "PX",
-            description = "HOG cell side for handmade features (default: ${DEFAULT-VALUE}).")
-    int cell;
-
-    @Option(names = "--patch", defaultValue = "" + PatchFeatures.DEFAULT_K, paramLabel = "K",
-            description = "Patch side (odd) for patch features (default: ${DEFAULT-VALUE}).")
-    int patch;
+    @Mixin
+    FeatureOptions features;
 
     @Option(names = "--augment", defaultValue = "0", paramLabel = "N",
             description = "Add N augmented copies of every training image (NAME-augK.npz) with the transforms below (default: ${DEFAULT-VALUE}).")
@@ -134,7 +124,7 @@ final class ImagesDataCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         WorkingSize ws = workingSize();
-        UnaryFeatures unary = CliChecks.unaryFeatures(features, cell, patch);
+        UnaryFeatures unary = features.unary();
         Augmentation aug = augmentation();
         CliChecks.output("--out", out, true);
         checkNotInside(images, "--images");

@@ -48,9 +48,17 @@ public final class Main implements Runnable {
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> Failures.report(ex, cmd.getErr(), stacktrace));
         cl.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("error: " + ex.getMessage());
-            ex.getCommandLine().getErr().println("try: structlr " + ex.getCommandLine().getCommandName() + " --help");
+            ex.getCommandLine().getErr().println("try: " + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help");
             return EXIT_USAGE;
         });
+        String unknown = unknownCommand(cl, args);
+        if (unknown != null) {
+            cl.getErr().println("error: '" + unknown + "' is not a structlr command; the commands are: "
+                    + String.join(", ", cl.getSubcommands().keySet()));
+            cl.getErr().println("try: structlr --help");
+            cl.getErr().flush();
+            return EXIT_USAGE;
+        }
         Staging.begin();                          // remote paths (-Pspark build): staged per command
         int code = EXIT_FAILURE;
         try {
@@ -65,6 +73,20 @@ public final class Main implements Runnable {
             }
         }
         return code;
+    }
+
+    /**
+     * The first word of the line when it names no command, else null. Checked before picocli parses:
+     * picocli lets a help option win over an unmatched word, so {@code structlr foo --help} printed the
+     * top-level help and exited 0. The top level has only flags (no option takes a value), so the
+     * first argument not starting with '-' is the command.
+     */
+    static String unknownCommand(CommandLine cl, String[] args) {
+        for (String a : args) {
+            if (a.startsWith("-")) continue;
+            return cl.getSubcommands().containsKey(a) ? null : a;
+        }
+        return null;
     }
 
     public static void main(String[] args) {

@@ -19,13 +19,13 @@ final class ScenesCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "Folder to write (created; files of the same names replaced).")
     Path out;
 
-    @Option(names = "--count", defaultValue = "100", paramLabel = "N", description = "Images (default: ${DEFAULT-VALUE}: 60 train, 20 val, 20 test).")
+    @Option(names = "--count", defaultValue = "60", paramLabel = "N", description = "Images (default: ${DEFAULT-VALUE}: 36 train, 12 val, 12 test).")
     int count;
 
     @Option(names = "--min-side", defaultValue = "48", paramLabel = "PX", description = "Smallest image side (default: ${DEFAULT-VALUE}).")
     int minSide;
 
-    @Option(names = "--max-side", defaultValue = "96", paramLabel = "PX", description = "Largest image side (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--max-side", defaultValue = "72", paramLabel = "PX", description = "Largest image side (default: ${DEFAULT-VALUE}).")
     int maxSide;
 
     @Option(names = "--seed", defaultValue = "1", description = "Seed (default: ${DEFAULT-VALUE}).")

@@ -18,10 +18,11 @@ import javax.imageio.ImageIO;
  * boundaries and images of varying sizes. Deterministic for a seed.
  *
  * <p><b>Classes</b> (mean colour; texture): 0 background (greenish grey; smooth low-frequency
- * shading), 1 stripes (brown; diagonal stripes of period 6), 2 dots (brown; bright dots every 5
- * pixels), 3 checks (blue-grey; a checkerboard of 4-pixel squares), 4 plain (blue-grey; flat).
- * Every pixel gets Gaussian noise (sd 12 in 8-bit units) and every image a brightness offset
- * (uniform +-15).
+ * shading, +-30), 1 stripes (brown; diagonal stripes of period 6, +-28), 2 dots (brown; bright
+ * 2-pixel dots every 5 pixels), 3 checks (blue-grey; a checkerboard of 4-pixel squares, +-24),
+ * 4 plain (blue-grey; smooth shading like the background's, +-24). Every pixel gets Gaussian noise
+ * (sd {@value #NOISE} in 8-bit units, about as strong as the textures) and every image a brightness
+ * offset (uniform +-25): single pixels say little, neighbourhoods and neighbours' labels a lot.
  *
  * <p><b>Each image</b> is H x W with H and W uniform in [{@code minSide}, {@code maxSide}], with 2 to
  * 5 shapes (ellipses, rectangles, triangles; random class 1..4, position and size from a sixth to
@@ -41,14 +42,17 @@ public final class SceneGenerator {
     /** The mask value of void pixels. */
     public static final int VOID = 255;
 
+    /** Standard deviation of the pixel noise, 8-bit units. */
+    static final double NOISE = 28;
+
     private static final int[][] MEAN = {{110, 130, 90}, {150, 110, 80}, {150, 110, 80}, {90, 110, 150}, {90, 110, 150}};
 
     private final int minSide;
     private final int maxSide;
 
-    /** Images of 48 to 96 pixels a side. */
+    /** Images of 48 to 72 pixels a side. */
     public SceneGenerator() {
-        this(48, 96);
+        this(48, 72);
     }
 
     public SceneGenerator(int minSide, int maxSide) {
@@ -99,7 +103,7 @@ public final class SceneGenerator {
                 if (edge) mask[y * w + x] = VOID;
             }
         }
-        double phaseA = rnd.nextDouble() * 2 * Math.PI, phaseB = rnd.nextDouble() * 2 * Math.PI, bright = rnd.nextDouble() * 30 - 15;
+        double phaseA = rnd.nextDouble() * 2 * Math.PI, phaseB = rnd.nextDouble() * 2 * Math.PI, bright = rnd.nextDouble() * 50 - 25;
         int ox = rnd.nextInt(12), oy = rnd.nextInt(12);
         int[] rgb = new int[h * w * 3];
         for (int y = 0; y < h; y++) {
@@ -107,7 +111,7 @@ public final class SceneGenerator {
                 int c = cls[y * w + x];
                 double t = texture(c, x + ox, y + oy, h, w, phaseA, phaseB);
                 for (int ch = 0; ch < 3; ch++) {
-                    double v = MEAN[c][ch] + t + bright + 12 * gaussian(rnd);
+                    double v = MEAN[c][ch] + t + bright + NOISE * gaussian(rnd);
                     rgb[3 * (y * w + x) + ch] = (int) Math.max(0, Math.min(255, Math.round(v)));
                 }
             }
@@ -117,12 +121,13 @@ public final class SceneGenerator {
 
     /** The texture of class c at (x, y), added to every channel. */
     private static double texture(int c, int x, int y, int h, int w, double phaseA, double phaseB) {
+        double shade = Math.sin(2 * Math.PI * x / w + phaseA) * Math.cos(2 * Math.PI * y / h + phaseB);
         return switch (c) {
-            case 0 -> 22 * Math.sin(2 * Math.PI * x / w + phaseA) * Math.cos(2 * Math.PI * y / h + phaseB);
-            case 1 -> 45 * Math.sin(2 * Math.PI * (x + y) / 6.0);
-            case 2 -> (x % 5 < 2 && y % 5 < 2) ? 60 : -15;
-            case 3 -> ((x / 4 + y / 4) % 2 == 0) ? 40 : -40;
-            default -> 0;
+            case 0 -> 30 * shade;
+            case 1 -> 28 * Math.sin(2 * Math.PI * (x + y) / 6.0);
+            case 2 -> (x % 5 < 2 && y % 5 < 2) ? 32 : -8;
+            case 3 -> ((x / 4 + y / 4) % 2 == 0) ? 24 : -24;
+            default -> 24 * shade;
         };
     }
 

@@ -454,7 +454,7 @@ public final class Experiment {
                 m1 = new double[v];
                 for (int i = 0; i < v; i++) m1[i] = marg.getDouble(off + i, 1);
             }
-            rows.add(PredictionFigure.row(chosen.get(k), model.numLabels(), y, m1));
+            rows.add(PredictionFigure.row(chosen.get(k), model.numLabels(), y, m1, model.classes()));
         }
         return rows;
     }

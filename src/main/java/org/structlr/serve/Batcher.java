@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.structlr.data.Example;
+import org.structlr.memory.NativeMemory;
 import org.structlr.model.Predictor;
 
 /**
@@ -19,7 +20,8 @@ import org.structlr.model.Predictor;
  * the cores themselves ({@code --threads}). A batch holds requests of one model generation only:
  * after a reload, requests that arrived before it finish on the old model. A request whose
  * deadline passed before its batch started is not computed. A batch that fails is retried one
- * request at a time, so one bad request fails alone.
+ * request at a time, so one bad request fails alone. After a batch, {@link NativeMemory#release}
+ * (a collection and a C-heap trim, at most every 30 s) keeps resident memory flat.
  */
 final class Batcher implements AutoCloseable {
     /** One request's example, the model it was prepared for, and where its answer goes. */
@@ -82,6 +84,9 @@ final class Batcher implements AutoCloseable {
             List<Job> batch = gather(first);
             metrics.queueLength(queue.size());
             run(batch);
+            // ND4J frees a batch's native buffers only when the collector finds their arrays, and glibc
+            // keeps freed memory: without this, resident memory climbs in steps for thousands of requests
+            NativeMemory.release();                                  // at most every 30 s, cheap otherwise
         }
     }
 

@@ -44,6 +44,8 @@ public final class ModelServer implements AutoCloseable {
     private final CompletableFuture<ServedModel> firstLoad = new CompletableFuture<>();
     private final Object reloading = new Object();
     private volatile boolean stopping;
+    /** Runs in {@link #reload} before the new model loads; tests hold a reload open with it. */
+    volatile Runnable beforeReloadLoad = () -> {};
 
     private ModelServer(Path folder, ServeSettings settings) {
         this.settings = settings;
@@ -128,6 +130,7 @@ public final class ModelServer implements AutoCloseable {
             int generation = old == null ? 1 : old.generation() + 1;
             ServedModel m;
             try {
+                beforeReloadLoad.run();
                 m = ServedModel.load(newFolder == null ? (old == null ? folder : old.folder()) : newFolder, generation);
             } catch (RuntimeException | Error e) {
                 metrics.reload(false);

@@ -336,6 +336,13 @@ final class Routes extends Handler.Abstract {
                 c.printStackTrace();
             }
             if (retry != null) response.getHeaders().put(HttpHeader.RETRY_AFTER, retry);
+            // a body refused before it was read (bad query, Accept, route): read and drop it first, else
+            // Jetty closes the connection under a client still sending it and the client never sees the answer
+            try (InputStream in = Content.Source.asInputStream(request)) {
+                drain(in);
+            } catch (IOException | RuntimeException ignored) {
+                // the connection is gone: nobody to answer
+            }
             Map<String, Object> e = new LinkedHashMap<>();
             e.put("error", message);
             e.put("status", status);

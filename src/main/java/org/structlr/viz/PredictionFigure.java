@@ -10,16 +10,20 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import org.structlr.data.ClassTable;
 import org.structlr.data.Example;
 
 /**
  * Example predictions (the paper's Fig. 3): one row per image example, with the input, the true
  * labels, the predicted labels and, when given, the marginal of label 1 as grey (white = 1).
- * Labels are drawn as grey levels y / (L - 1): for two labels 0 is black and 1 white.
+ * Two labels are drawn black (0) and white (1); more labels in their class table's colours (grey
+ * levels y / (L - 1) without a table); void pixels (-1) in the void colour (mid grey without a
+ * table), and the error of a row counts labelled pixels only.
  *
  * <p>The input: for examples with the 42 horse features (constant, RGB, ...) columns 1-3 as RGB
- * clipped to [0, 1]; otherwise feature column 1 (column 0 when there is only one) as grey,
- * stretched from its smallest to its largest value; for the denoising data that is phi.
+ * clipped to [0, 1]; for the 3 raw-pixel features ({@code images-data --features rgb}) columns 0-2;
+ * otherwise feature column 1 (column 0 when there is only one) as grey, stretched from its smallest
+ * to its largest value; for the denoising data that is phi.
  *
  * <p>Every panel is scaled (nearest neighbour, aspect kept, centred) into a {@link #CELL} x
  * {@link #CELL} cell; the image is {@link #size(int, boolean)}.
@@ -39,7 +43,13 @@ public final class PredictionFigure {
      * One row: an image of {@code height x width} pixels; {@code input} packed RGB per pixel;
      * {@code truth} may be null (unlabelled), {@code marginal} may be null (not drawn).
      */
-    public record Row(String name, int height, int width, int numLabels, int[] input, int[] truth, int[] predicted, double[] marginal) {
+    public record Row(String name, int height, int width, int numLabels, int[] input, int[] truth, int[] predicted, double[] marginal,
+                      ClassTable classes) {
+        /** A row without a class table. */
+        public Row(String name, int height, int width, int numLabels, int[] input, int[] truth, int[] predicted, double[] marginal) {
+            this(name, height, width, numLabels, input, truth, predicted, marginal, null);
+        }
+
         public Row {
             int v = height * width;
             if (height < 1 || width < 1) throw new IllegalArgumentException("bad shape " + height + "x" + width);
@@ -48,19 +58,28 @@ public final class PredictionFigure {
             }
         }
 
-        /** Fraction of wrong labels, or NaN without true labels. */
+        /** Fraction of wrong labels among the labelled pixels, or NaN without true labels. */
         public double error() {
             if (truth == null) return Double.NaN;
-            int wrong = 0;
-            for (int i = 0; i < truth.length; i++) if (truth[i] != predicted[i]) wrong++;
-            return (double) wrong / truth.length;
+            int wrong = 0, labelled = 0;
+            for (int i = 0; i < truth.length; i++) {
+                if (truth[i] == Example.VOID) continue;
+                labelled++;
+                if (truth[i] != predicted[i]) wrong++;
+            }
+            return labelled == 0 ? Double.NaN : (double) wrong / labelled;
         }
     }
 
     /** A row for an example with an image shape; {@code marginal1} (may be null) is P(y = 1) per pixel. */
     public static Row row(Example ex, int numLabels, int[] predicted, double[] marginal1) {
+        return row(ex, numLabels, predicted, marginal1, null);
+    }
+
+    /** As {@link #row(Example, int, int[], double[])}, labels drawn in the colours of {@code classes} (may be null). */
+    public static Row row(Example ex, int numLabels, int[] predicted, double[] marginal1, ClassTable classes) {
         int[] s = ex.shape().orElseThrow(() -> new IllegalArgumentException(ex.name() + " has no image shape"));
-        return new Row(ex.name(), s[0], s[1], numLabels, input(ex), ex.hasLabels() ? ex.labels() : null, predicted, marginal1);
+        return new Row(ex.name(), s[0], s[1], numLabels, input(ex), ex.hasLabels() ? ex.labels() : null, predicted, marginal1, classes);
     }
 
     /** The input rendered as packed RGB per pixel (see the class comment). */
@@ -69,6 +88,10 @@ public final class PredictionFigure {
         int[] out = new int[v];
         if (d == HORSE_FEATURES) {
             for (int i = 0; i < v; i++) out[i] = rgb(ex.unary(i, 1), ex.unary(i, 2), ex.unary(i, 3));
+            return out;
+        }
+        if (d == 3) {
+            for (int i = 0; i < v; i++) out[i] = rgb(ex.unary(i, 0), ex.unary(i, 1), ex.unary(i, 2));
             return out;
         }
         int col = d >= 2 ? 1 : 0;
@@ -94,11 +117,18 @@ public final class PredictionFigure {
         return (int) Math.round(255 * c);
     }
 
-    private static int[] labelsAsGrey(int[] y, int numLabels) {
+    /** Labels as colours (see the class comment). */
+    private static int[] labelColours(int[] y, int numLabels, ClassTable classes) {
         int[] out = new int[y.length];
         for (int i = 0; i < y.length; i++) {
-            double g = numLabels > 1 ? (double) y[i] / (numLabels - 1) : 0;
-            out[i] = rgb(g, g, g);
+            if (classes != null && (numLabels > 2 || y[i] == Example.VOID)) {
+                out[i] = classes.color(y[i]);
+            } else if (y[i] == Example.VOID) {
+                out[i] = rgb(0.5, 0.5, 0.5);
+            } else {
+                double g = numLabels > 1 ? (double) y[i] / (numLabels - 1) : 0;
+                out[i] = rgb(g, g, g);
+            }
         }
         return out;
     }
@@ -128,9 +158,9 @@ public final class PredictionFigure {
                 Row row = rows.get(r);
                 int top = HEADER + PAD + r * (CELL + PAD);
                 panel(g, row, row.input(), PAD, top);
-                if (row.truth() != null) panel(g, row, labelsAsGrey(row.truth(), row.numLabels()), PAD + (CELL + PAD), top);
+                if (row.truth() != null) panel(g, row, labelColours(row.truth(), row.numLabels(), row.classes()), PAD + (CELL + PAD), top);
                 else caption(g, "no labels", PAD + (CELL + PAD), top + CELL / 2);
-                panel(g, row, labelsAsGrey(row.predicted(), row.numLabels()), PAD + 2 * (CELL + PAD), top);
+                panel(g, row, labelColours(row.predicted(), row.numLabels(), row.classes()), PAD + 2 * (CELL + PAD), top);
                 if (!Double.isNaN(row.error())) {
                     caption(g, String.format(Locale.ROOT, "error %.4f", row.error()), PAD + 2 * (CELL + PAD) + 2, top + 14);
                 }

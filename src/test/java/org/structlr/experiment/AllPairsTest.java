@@ -37,7 +37,7 @@ import org.structlr.model.Predictor;
  *       the objective R; the README's tables show them learning at full size.</li>
  * </ul>
  */
-class AllPairsTest {
+public class AllPairsTest {
     static final List<String> KINDS = List.of("zero", "const", "linear", "boost", "mlp");
     static final Set<String> FEATURE_UNARY = Set.of("linear", "boost", "mlp");
     static final Set<String> LEARNING_PAIRWISE = Set.of("const", "linear", "boost");
@@ -54,7 +54,7 @@ class AllPairsTest {
     }
 
     /** phi_i ~ U[0, 0.9] for y = 0 and U[0.1, 1] for y = 1: per pixel, the best rule is a threshold at 0.5. */
-    static double unaryOnlyError(List<Example> examples) {
+    public static double unaryOnlyError(List<Example> examples) {
         int wrong = 0, n = 0;
         for (Example ex : examples) {
             for (int i = 0; i < ex.numVariables(); i++) {
@@ -92,14 +92,14 @@ class AllPairsTest {
         if (FEATURE_UNARY.contains(unary) && LEARNING_PAIRWISE.contains(pairwise)) {
             assertTrue(last.trainError() < trainBaseline, pair + ": training error " + last.trainError()
                     + " is not below the unary-only baseline " + trainBaseline);
-            if (pairwise != "boost") {
+            if (!pairwise.equals("boost")) {
                 assertTrue(err < testBaseline, pair + ": test error " + err + " is not below the unary-only baseline " + testBaseline);
             }
         }
-        if (pairwise == "mlp") {
+        if (pairwise.equals("mlp")) {
             assertTrue(last.objective() < first.objective(), pair + ": the objective did not go down: " + r.curve());
         }
-        if (unary == "zero" && pairwise == "zero") {
+        if (unary.equals("zero") && pairwise.equals("zero")) {
             // nothing learned: every marginal is exactly uniform
             for (int i = 0; i < SIZE * SIZE; i++) assertEquals(0.5, p.marginals().getDouble(i, 1), 1e-6);
         }

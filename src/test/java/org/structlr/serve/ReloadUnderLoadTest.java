@@ -90,6 +90,20 @@ class ReloadUnderLoadTest {
             while (seen.size() < 10 && System.nanoTime() < deadline) Thread.sleep(10);
             assertTrue(seen.size() >= 10, "the load runs before the reload");
             second.save(folder);                                  // replaces the folder atomically
+            // the reload is held open until the old model has answered 5 more requests, so that
+            // "the old model answers while the new one loads" is checked without a timing race
+            server.beforeReloadLoad = () -> {
+                int before = seen.size();
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                while (seen.size() < before + 5 && failures.isEmpty() && System.nanoTime() < until) {
+                    try {
+                        Thread.sleep(5);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            };
             long r0 = System.nanoTime();
             ServeClient.Answer reload = c.post("/v1/reload", null, new byte[0], null);
             long r1 = System.nanoTime();

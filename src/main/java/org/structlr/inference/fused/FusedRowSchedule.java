@@ -2,6 +2,7 @@ package org.structlr.inference.fused;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.structlr.graph.GridBatch;
 
 /**
@@ -42,7 +43,10 @@ import org.structlr.graph.GridBatch;
  * <h2>Threads</h2>
  * Images are cut into blocks of rows, contiguous per thread, so each thread owns its images' data
  * (no cache line goes back and forth between the cores, unlike colour passes split by position).
- * Without a cut a call hands work to the threads once, whatever the number of sweeps. A cut inside
+ * Without a cut a call hands work to the threads once, whatever the number of sweeps, and a thread
+ * that has finished its own images takes the last ones not yet started from the others, so a
+ * thread slowed by another process is helped (each image still runs all its sweeps on one thread,
+ * so nothing changes but who computes it). A cut inside
  * an image couples two blocks: colour 1 of the rows on either side of the cut needs colour 0 of the
  * other block. Those (at most two rows per block) wait for a second phase after all threads have
  * finished their blocks, so a batch with a cut costs two hand-offs per sweep. Pixels of one colour
@@ -64,6 +68,8 @@ final class FusedRowSchedule {
 
     /** Rows (strips) per image. */
     private final int[] rows;
+    /** Per part, without cuts: which of its blocks (whole images) are still to run in the current call. */
+    private final AtomicLong[] claims;
 
     /**
      * Rows are dealt to {@code threads} parts of about equal pixel count, in image order; an image
@@ -98,6 +104,8 @@ final class FusedRowSchedule {
         if (!current.isEmpty()) ps.add(current);
         parts = List.copyOf(ps);
         cuts = parts.stream().flatMap(List::stream).anyMatch(b -> b.cutTop() || b.cutBottom());
+        claims = new AtomicLong[parts.size()];
+        for (int p = 0; p < claims.length; p++) claims[p] = new AtomicLong();
     }
 
     /**
@@ -109,15 +117,35 @@ final class FusedRowSchedule {
             for (int s = 0; s < sweeps; s++) sweep(pool, pass);
             return;
         }
+        for (int p = 0; p < parts.size(); p++) claims[p].set(parts.get(p).size());
         pool.run(parts.size(), p -> {
-            for (Block b : parts.get(p)) {
-                for (int done = 0; done < sweeps; ) {
-                    int t = Math.max(1, Math.min(depth[b.image()], sweeps - done));
-                    severalSweeps(p, b, t, pass);
-                    done += t;
+            // its own images first, then what is left of the others' (from their ends)
+            for (int k = 0, q = p; k < parts.size(); k++, q = (q + 1) % parts.size()) {
+                for (int i; (i = claim(q, q == p)) >= 0; ) {
+                    Block b = parts.get(q).get(i);
+                    for (int done = 0; done < sweeps; ) {
+                        int t = Math.max(1, Math.min(depth[b.image()], sweeps - done));
+                        severalSweeps(p, b, t, pass);
+                        done += t;
+                    }
                 }
             }
         });
+    }
+
+    /**
+     * The next unclaimed block of part q, from the front for its own thread, from the back for a
+     * helper; -1 when none is left. {@code claims[q]} packs (front << 32) | back.
+     */
+    private int claim(int q, boolean own) {
+        AtomicLong c = claims[q];
+        for (long v; ; ) {
+            v = c.get();
+            int front = (int) (v >>> 32), back = (int) v;
+            if (front >= back) return -1;
+            long next = own ? ((long) (front + 1) << 32) | back : ((long) front << 32) | (back - 1);
+            if (c.compareAndSet(v, next)) return own ? front : back - 1;
+        }
     }
 
     /** T sweeps of a whole image (block without cuts), sweep sigma two rows behind sweep sigma - 1. */

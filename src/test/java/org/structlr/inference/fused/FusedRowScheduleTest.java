@@ -1,0 +1,84 @@
+package org.structlr.inference.fused;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.structlr.graph.GridBatch;
+
+/**
+ * How {@link FusedRowSchedule} shares images between threads (the bits themselves are checked
+ * against the plain red-black order in {@link FusedGridMessagePassingTest}): a thread that has
+ * finished its own images takes the others' last ones, and every image still gets exactly the
+ * sequence of row passes it gets on one thread, all on one thread.
+ */
+class FusedRowScheduleTest {
+    /** Per image, the (colour, row) passes in the order they ran, and the parts that ran them. */
+    private static final class Recorder implements FusedRowSchedule.RowPass {
+        final List<List<int[]>> passes = new ArrayList<>();
+        final List<java.util.Set<Integer>> ranBy = new ArrayList<>();
+        final int slowPart;
+
+        Recorder(int images, int slowPart) {
+            this.slowPart = slowPart;
+            for (int k = 0; k < images; k++) {
+                passes.add(new ArrayList<>());
+                ranBy.add(new java.util.HashSet<>());
+            }
+        }
+
+        /** Counted down when the slow thread has claimed its first image; the other thread waits for it. */
+        final java.util.concurrent.CountDownLatch slowStarted = new java.util.concurrent.CountDownLatch(1);
+        boolean othersWaited;
+
+        @Override
+        public void run(int part, int c, int image, int row) {
+            try {
+                if (part == slowPart && slowStarted.getCount() > 0) {
+                    slowStarted.countDown();
+                    Thread.sleep(300);          // this thread is held up at the start of its first image
+                } else if (slowPart >= 0 && part != slowPart && !othersWaited) {
+                    othersWaited = true;
+                    assertTrue(slowStarted.await(10, java.util.concurrent.TimeUnit.SECONDS), "the slow thread never started");
+                }
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            synchronized (this) {
+                passes.get(image).add(new int[] {c, row});
+                ranBy.get(image).add(part);
+            }
+        }
+    }
+
+    @Test
+    void aFreeThreadTakesTheImagesOfASlowOneAndEachImageKeepsItsOrder() {
+        GridBatch batch = GridBatch.uniform(8, 5, 4);
+        int[] rows = new int[8], height = new int[8];
+        java.util.Arrays.fill(rows, 5);
+        java.util.Arrays.fill(height, 1);
+        FusedRowSchedule schedule = new FusedRowSchedule(batch, rows, height, 2);
+        assertFalse(schedule.cuts);
+        assertEquals(List.of(0, 1, 2, 3), schedule.parts.get(0).stream().map(FusedRowSchedule.Block::image).toList());
+
+        int sweeps = 3;
+        int[] depth = {1, 2, 3, 1, 2, 3, 1, 2};
+        Recorder alone = new Recorder(8, -1), shared = new Recorder(8, 1);
+        schedule.iterate(SweepPool.of(1), sweeps, depth, alone);
+        schedule.iterate(SweepPool.of(2), sweeps, depth, shared);
+        int taken = 0;
+        for (int k = 0; k < 8; k++) {
+            List<int[]> a = alone.passes.get(k), b = shared.passes.get(k);
+            assertEquals(a.size(), b.size(), "image " + k);
+            for (int i = 0; i < a.size(); i++) assertEquals(java.util.Arrays.toString(a.get(i)), java.util.Arrays.toString(b.get(i)), "image " + k + " pass " + i);
+            assertEquals(1, shared.ranBy.get(k).size(), "image " + k + " ran on one thread");
+            if (k >= 4 && shared.ranBy.get(k).contains(0)) taken++;
+        }
+        assertEquals(2 * sweeps * 5, alone.passes.get(0).size(), "every colour of every row, every sweep");
+        assertTrue(taken >= 2, "the free thread took " + taken + " of the slow thread's 4 images");
+        assertTrue(shared.ranBy.get(4).contains(1), "the slow thread started on its own first image");
+    }
+}
