@@ -3,7 +3,7 @@
 Usage (from the repository root):
     python3 src/test/resources/reference/make_reference.py ../shared/reference [out.json]
 
-The path names the folder holding smoothed_mp.py (DESIGN section 2). The problem is the one of that
+The path names the folder holding smoothed_mp.py (docs/design.md §2). The problem is the one of that
 module's __main__ (seed 0, eps 0.1, edges: horizontal row-major then vertical row-major, the order
 of Grids.grid); the JSON holds the potentials flattened as the Java engines take them
 (unary [V][L], pairwise [E][L*L] at y_i*L+y_j), the converged dual and primal, the plain LP value

@@ -24,7 +24,7 @@ public final class CrfExample {
         return new CrfExample(Example.builder(unary, unaryWidth, edges, pairwise, pairWidth).labels(labels).build());
     }
 
-    /** Reads one example from an {@code .npz} file (the format of DESIGN §3: unary, edges, pairwise, labels, ...). */
+    /** Reads one example from an {@code .npz} file (the format of docs/design.md §4: unary, edges, pairwise, labels, ...). */
     public static CrfExample read(Path npz) {
         return new CrfExample(ExampleIO.read(npz));
     }

@@ -9,7 +9,7 @@ import org.structlr.learn.Training;
 import org.structlr.oracle.FunctionSpec;
 
 /**
- * Learns a CRF by the paper's alternating algorithm (DESIGN §1): settings in a builder, then
+ * Learns a CRF by the paper's alternating algorithm (docs/design.md §1): settings in a builder, then
  * {@link #train(CrfData)} gives a {@link Crf}. The function classes are registry names
  * ({@code zero, const, linear, mlp, boost, cnn}, or any registered class).
  * <pre>{@code

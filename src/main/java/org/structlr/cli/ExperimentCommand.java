@@ -129,7 +129,7 @@ final class ExperimentCommand implements Runnable {
     }
 
     @Command(name = "denoise", mixinStandardHelpOptions = true, sortOptions = false,
-            description = "The synthetic binary denoising experiment on freshly generated images (DESIGN §1).")
+            description = "The synthetic binary denoising experiment on freshly generated images (docs/design.md §1).")
     static final class Denoise implements Callable<Integer> {
         @Mixin
         Options opts;

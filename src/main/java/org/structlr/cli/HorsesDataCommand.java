@@ -19,8 +19,8 @@ import picocli.CommandLine.Spec;
                 "Images and masks are area-averaged to one working size (--size) or to their own aspect ratio (--longest);",
                 "masks thresholded at 128. The special case of images-data for figure/ground masks and this fixed split."})
 final class HorsesDataCommand implements Callable<Integer> {
-    @Option(names = "--db", defaultValue = "../shared/data/weizmann_horse_db", paramLabel = "DIR",
-            description = "The horse data base with rgb/ and figure_ground/ (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--db", required = true, paramLabel = "DIR",
+            description = "The Weizmann Horse Database's folder, with rgb/ and figure_ground/.")
     Path db;
 
     @Option(names = "--out", required = true, paramLabel = "DIR",

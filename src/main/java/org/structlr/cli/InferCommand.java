@@ -36,7 +36,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code structlr infer FILE.uai}: smoothed-LP marginals and decoded labels of a UAI MARKOV or
- * BAYES network with factors over any number of variables (DESIGN §1; a BAYES network's CPTs are its
+ * BAYES network with factors over any number of variables (docs/design.md §1; a BAYES network's CPTs are its
  * factors). {@code --format json} (the default) writes
  *
  * <pre>
@@ -52,7 +52,7 @@ import picocli.CommandLine.Spec;
  *
  * <p>The marginals of each variable have that variable's own label count (1 for a single-label
  * variable). The potentials are the logs of the tables (constant, empty-scope factors dropped) and
- * the dual is the smoothed dual of DESIGN §1 for them, an upper bound on the smoothed LP value,
+ * the dual is the smoothed dual of docs/design.md §1 for them, an upper bound on the smoothed LP value,
  * tight when the gap is 0. The energy is {@code sum_i theta_i(y_i) + sum_a theta_a(y_i, y_j) + sum_r theta_r(y_r)} of the
  * labels, the log-probability up to log Z; when the labels break a hard constraint it is minus
  * infinity, written as {@code null} with {@code "feasible": false}. A non-finite dual, primal or gap

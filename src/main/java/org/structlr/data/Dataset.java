@@ -20,7 +20,7 @@ import java.util.Optional;
  * least 2; every label of every split below L.
  *
  * <p>The label count L is the {@code num_labels} of the files when any file gives it, else 1 + the
- * largest training label (DESIGN §4).
+ * largest training label (docs/design.md §4).
  */
 public final class Dataset {
     /**

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * The synthetic binary denoising data of the paper (DESIGN §1), deterministic for a seed.
+ * The synthetic binary denoising data of the paper (docs/design.md §1), deterministic for a seed.
  *
  * <p>Per image of H x W pixels:
  * <ol>

@@ -11,7 +11,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.structlr.graph.FactorGraph;
 
 /**
- * One training or test example (DESIGN §4): V variables with unary features {@code [V, Du]}, E
+ * One training or test example (docs/design.md §4): V variables with unary features {@code [V, Du]}, E
  * edges {@code [E, 2]} with pairwise features {@code [E, Dp]}, optionally the true labels
  * {@code [V]}, the label count, the image shape {@code [H, W]} (variables are then the row-major
  * pixels) and a pairwise factor type per edge. Immutable and validated on construction: every

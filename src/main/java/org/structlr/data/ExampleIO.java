@@ -11,7 +11,7 @@ import java.util.stream.Stream;
 
 /**
  * Reads and writes examples and data set folders in the {@code .npz} interchange format
- * (DESIGN §4).
+ * (docs/design.md §4).
  *
  * <p>Accepted dtypes (what {@code numpy} users naturally produce): features {@code unary} and
  * {@code pairwise} float32 or float64 (float64 is rounded to float32, an overflow is an error);

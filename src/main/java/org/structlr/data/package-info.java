@@ -1,5 +1,5 @@
 /**
- * Internal (no compatibility promise): examples and data sets on disk and in memory (DESIGN §4).
+ * Internal (no compatibility promise): examples and data sets on disk and in memory (docs/design.md §4).
  *
  * <p>An {@link org.structlr.data.Example} is one graph: unary features phi_i [V, Du], edges (i, j) [E, 2],
  * pairwise features phi_ij [E, Dp], optional labels y [V], label count L, image shape [H, W] and edge

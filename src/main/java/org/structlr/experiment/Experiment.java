@@ -33,7 +33,7 @@ import org.structlr.viz.LearningCurveFigure;
 import org.structlr.viz.PredictionFigure;
 
 /**
- * The paper's experiments on one data set (DESIGN §1): one (unary, pairwise) pair of function
+ * The paper's experiments on one data set (docs/design.md §1): one (unary, pairwise) pair of function
  * classes, or every pair of a list of classes (Table 1), with the learning curves (Fig. 2), the
  * example predictions (Fig. 3) and, for one-feature data such as the denoising set, the learned
  * functions (Fig. 1). Every file is written atomically; notebooks call this class directly.

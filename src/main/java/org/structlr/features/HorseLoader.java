@@ -20,7 +20,7 @@ import org.structlr.data.Dataset;
 import org.structlr.data.Example;
 
 /**
- * Reads the Weizmann horse database (DESIGN §1): {@code rgb/horseNNN.jpg} paired with
+ * Reads the Weizmann horse database (docs/design.md §1): {@code rgb/horseNNN.jpg} paired with
  * {@code figure_ground/horseNNN.jpg} (the same file name; {@code .jpeg} and {@code .png} are
  * accepted too, which the tests use for exact pixel values), every pair brought to one working size
  * and the mask thresholded into labels (1 = horse, 0 = background).
@@ -65,8 +65,6 @@ import org.structlr.data.Example;
  * fit its image: one {@link BadInputException} naming the file.
  */
 public final class HorseLoader {
-    /** The data set folder relative to the working directory (the project root). */
-    public static final Path DEFAULT_DB = Path.of("..", "shared", "data", "weizmann_horse_db");
     public static final int DEFAULT_HEIGHT = 36;
     public static final int DEFAULT_WIDTH = 48;
     /** Mask values at or above this are horse. */
@@ -78,11 +76,6 @@ public final class HorseLoader {
 
     private final Path db;
     private final WorkingSize size;
-
-    /** The default folder and working size. */
-    public HorseLoader() {
-        this(DEFAULT_DB, DEFAULT_HEIGHT, DEFAULT_WIDTH);
-    }
 
     public HorseLoader(Path db) {
         this(db, DEFAULT_HEIGHT, DEFAULT_WIDTH);
@@ -197,7 +190,7 @@ public final class HorseLoader {
     }
 
     /**
-     * Writes the data set as a DESIGN §4 folder into the empty or new folder {@code dir}:
+     * Writes the data set as a docs/design.md §4 folder into the empty or new folder {@code dir}:
      * {@code train/horseNNN.npz} (odd numbers), {@code test/horseNNN.npz} (even numbers) and
      * {@value #INFO_FILE} describing how it was made, through {@link ImageDataWriter} (the writer of
      * {@code images-data}: horses are the special case of thresholded masks and a fixed split).

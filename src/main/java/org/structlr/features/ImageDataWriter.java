@@ -18,7 +18,7 @@ import org.structlr.data.Example;
 import org.structlr.data.ExampleIO;
 
 /**
- * Writes labelled images as a DESIGN §4 data set folder: {@code train/}, {@code val/} (when it has
+ * Writes labelled images as a docs/design.md §4 data set folder: {@code train/}, {@code val/} (when it has
  * examples), {@code test/}, one {@code NAME.npz} per image (features of {@link UnaryFeatures}, the
  * 3 hand-made edge features, labels with {@link Example#VOID} for void pixels, num_labels, shape,
  * edge types), and {@link Dataset#INFO_FILE}: how it was made and the class table. One image at a

@@ -3,7 +3,7 @@ package org.structlr.features;
 import org.structlr.data.Example;
 
 /**
- * The image features of the paper's horse experiment (DESIGN §1): 42 unary features per pixel and
+ * The image features of the paper's horse experiment (docs/design.md §1): 42 unary features per pixel and
  * 3 features per grid edge, computed on the image at its working size (see {@link HorseLoader}).
  *
  * <p><b>Unary row of pixel (r, c)</b> of an H x W image, in this column order:

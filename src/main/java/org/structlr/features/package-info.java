@@ -1,6 +1,6 @@
 /**
  * Internal (no compatibility promise): labelled images into examples, and images into features
- * (DESIGN §1).
+ * (docs/design.md §1).
  *
  * <p>Image data sets ({@code images-data}): {@link org.structlr.features.ImageSplits} pairs images
  * with masks by name and splits them (lists, folders or a seeded shuffle);

@@ -14,7 +14,7 @@ import java.util.Set;
  * "tied"). Immutable.
  *
  * <p>Pairwise potentials of edge (i, j) are flattened as {@code y_i * L + y_j} with L =
- * {@link #maxLabels()} (DESIGN §1): the engines pad every variable to L labels with impossible
+ * {@link #maxLabels()} (docs/design.md §1): the engines pad every variable to L labels with impossible
  * labels. A region's table is not padded: region r over (v_1 .. v_k) has {@code L_{v_1} * .. *
  * L_{v_k}} entries, row-major with the last variable fastest (the UAI order), entry index
  * {@code sum_p y_{v_p} * stride_p} ({@link #regionEntry}); the tables of all regions lie one after

@@ -5,7 +5,7 @@ import org.structlr.graph.FactorGraph;
 
 /**
  * An upper bound on the MAP value max_y E(y) from any messages: the LP dual with the max in place of
- * the smoothed log-sum-exp (the eps -> 0 limit of DESIGN §1's dual, at the same messages),
+ * the smoothed log-sum-exp (the eps -> 0 limit of docs/design.md §1's dual, at the same messages),
  * <pre>
  *   D(lambda) = sum_a max_{y_i,y_j} (theta_a + lambda_{a->i} + lambda_{a->j})
  *             + sum_r max_{y_r} (theta_r + sum_{j in r} lambda_{r->j})

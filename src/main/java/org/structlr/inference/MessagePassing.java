@@ -4,7 +4,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.structlr.graph.FactorGraph;
 
 /**
- * Entropy-smoothed LP inference by star updates on the dual (DESIGN §1). Implementations keep
+ * Entropy-smoothed LP inference by star updates on the dual (docs/design.md §1). Implementations keep
  * their messages between calls, so changing the potentials and iterating again is a warm start.
  *
  * <p>Regions (factors over any number of variables, {@link FactorGraph#numRegions()}) are part of

@@ -3,7 +3,7 @@ package org.structlr.inference;
 import org.structlr.graph.FactorGraph;
 
 /**
- * The region factors' terms of the smoothed dual (DESIGN §1, regions alpha of any size), on flat
+ * The region factors' terms of the smoothed dual (docs/design.md §1, regions alpha of any size), on flat
  * double arrays: the potentials of all regions one after another ({@link FactorGraph#regionTableOffset})
  * and the region messages {@code lamR[slot * L + y]}, lambda from region r to its p-th variable at
  * slot {@link FactorGraph#regionSlot}(r, p), {@code L = graph.maxLabels()}.
@@ -15,7 +15,7 @@ import org.structlr.graph.FactorGraph;
  * </pre>
  *
  * m_{r->i} is what a star update at i needs from region r, exactly as m_a is for an edge: the
- * update is the same (DESIGN §1) with N_i counting the regions that contain i. Sums over an entry's
+ * update is the same (docs/design.md §1) with N_i counting the regions that contain i. Sums over an entry's
  * labels run as an odometer (last variable fastest, the table order), re-adding only the positions
  * that changed, so a table costs O(entries) however many variables the region has. Minus infinity
  * (a zero entry, an impossible label) propagates; no infinity is ever subtracted from another: an

@@ -1,6 +1,6 @@
 /**
  * Internal (no compatibility promise): inference by message passing on the entropy-smoothed dual
- * (DESIGN §1, notation theta, lambda, eps):
+ * (docs/design.md §1, notation theta, lambda, eps):
  * <pre>
  *   A(lambda, theta) = sum_a eps lse_{y_a}((theta_a(y_a) + lambda_{a->i}(y_i) + lambda_{a->j}(y_j)) / eps)
  *                    + sum_i eps lse_y((theta_i(y) - sum_{a ∋ i} lambda_{a->i}(y)) / eps)

@@ -29,7 +29,7 @@ import org.structlr.schedule.Schedule;
  * Evaluation reads the learner's state but never changes it, so the functions learned do not
  * depend on how often it runs.
  *
- * <p>The oracle step (DESIGN §1): with the messages fixed, minimising the objective over one type's
+ * <p>The oracle step (docs/design.md §1): with the messages fixed, minimising the objective over one type's
  * function is a logistic regression whose rows carry the bias b = c / eps, with
  * c_i(y) = Delta_i(y) - sum_a lambda_{a->i}(y) for unary rows and
  * c_a(y_i, y_j) = lambda_{a->i}(y_i) + lambda_{a->j}(y_j) for pairwise rows.

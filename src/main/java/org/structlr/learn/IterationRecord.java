@@ -1,7 +1,7 @@
 package org.structlr.learn;
 
 /**
- * One learning iteration's numbers: the objective R per training variable (DESIGN §1), training
+ * One learning iteration's numbers: the objective R per training variable (docs/design.md §1), training
  * and test error (fraction of wrong labels; NaN when not evaluated), seconds since the start, and
  * the seconds of learning alone (oracle fits and training message passing, without the
  * evaluation): the time axis on which schedules are compared.

@@ -5,7 +5,7 @@ import org.structlr.graph.FactorGraph;
 /**
  * The objective R restricted to a low-dimensional affine subspace x1 + sum_k b_k d_k of
  * (potentials, messages), with its value, gradient and Hessian in b from one pass over the regions,
- * computed from flat arrays without touching an inference engine (DESIGN §1):
+ * computed from flat arrays without touching an inference engine (docs/design.md §1):
  * <pre>
  *   R(b) = eps sum_r lse(z_r(b) / eps) - F(b),   z_r(b) = z_r + sum_k b_k dz_r^k
  *   edge region a=(i,j):  z_a(yi, yj) = theta_a(yi, yj) + lambda_{a->i}(yi) + lambda_{a->j}(yj)

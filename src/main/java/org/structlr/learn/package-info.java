@@ -1,6 +1,6 @@
 /**
  * Internal (no compatibility promise): learning by alternating oracle fits with warm-started message
- * passing (the paper's Alg. 1, DESIGN §1).
+ * passing (the paper's Alg. 1, docs/design.md §1).
  *
  * <p>The objective, per example k with messages lambda^k: R = sum_k [ -F(x^k, y^k) + A(lambda^k, theta^k_F) ],
  * theta_i(y) = f_unary(phi_i, y) + [y != y_i^k] (Hamming loss augmentation). With lambda fixed, the fit of

@@ -5,7 +5,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.structlr.inference.MessagePassing;
 
 /**
- * The smoothed dual and the primal (DESIGN §1) of each example of a batch, from the potentials and
+ * The smoothed dual and the primal (docs/design.md §1) of each example of a batch, from the potentials and
  * the engine's messages in natural units, so that each example of a disjoint union can be stopped
  * by its own duality gap:
  * <pre>

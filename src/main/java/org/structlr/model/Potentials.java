@@ -7,7 +7,7 @@ import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.oracle.ScoreFunction;
 
 /**
- * The potentials and the loss of a batch (DESIGN §1): theta_i(y) = eps g_unary(phi_i)[y],
+ * The potentials and the loss of a batch (docs/design.md §1): theta_i(y) = eps g_unary(phi_i)[y],
  * theta_a(y_i, y_j) = eps g_t(a)(phi_a)[y_i L + y_j], the Hamming loss augmentation
  * Delta_i(y) = [y != y_i], and the per-variable error of decoded labels.
  */

@@ -8,12 +8,14 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
 /**
- * One oracle step (DESIGN §1): a C-class logistic regression with a per-example bias,
+ * One oracle step (docs/design.md §1): a C-class logistic regression with a per-example bias,
  * <pre>
  *   maximise over g:  sum_n [ g(x_n, y_n) + b_n(y_n) - lse_c( g(x_n, c) + b_n(c) ) ]
  * </pre>
  * Rows are the factors of one type in every example: features {@code X [N, D]}, true labels
  * {@code y [N]} in {@code 0..C-1}, bias {@code B [N, C]} already in units of g (b = c / eps).
+ * More generally each row has {@link RowTargets}: a label or a distribution over the classes, and a
+ * weight; {@link BiasedLogisticLoss} is the loss of both.
  *
  * <p>Immutable by convention: the arrays are kept, not copied; do not modify them afterwards (the
  * boosting oracle caches a native copy of the features keyed on their content). The bias is stored
@@ -22,10 +24,10 @@ import org.nd4j.linalg.factory.Nd4j;
 public final class BiasedLogisticProblem {
 
     private final INDArray features;
-    private final int[] labels;
+    private final RowTargets targets;
     private final INDArray bias;
     private final int numClasses;
-    private INDArray oneHot;   // lazily built, features' data type
+    private INDArray targetMatrix;   // lazily built, features' data type
     private ImageRows images;  // where the rows sit in whole images, or null (fcn: see withImages)
 
     /**
@@ -33,11 +35,38 @@ public final class BiasedLogisticProblem {
      *         {@code 0..C-1}, a NaN or infinite feature or bias, a data type other than FLOAT/DOUBLE.
      */
     public BiasedLogisticProblem(INDArray features, int[] labels, INDArray bias, int numClasses) {
-        if (features == null || labels == null || bias == null) {
-            throw new IllegalArgumentException("biased logistic problem: features, labels and bias are required");
+        this(features, labels == null ? null : hard(labels, numClasses, features), bias, numClasses);
+    }
+
+    /**
+     * A problem whose rows have {@code targets} (labels or distributions, and weights).
+     *
+     * @throws IllegalArgumentException as {@link #BiasedLogisticProblem(INDArray, int[], INDArray, int)}
+     */
+    public BiasedLogisticProblem(INDArray features, RowTargets targets, INDArray bias) {
+        this(features, targets, bias, targets == null ? 0 : targets.numClasses());
+    }
+
+    /** The labels as targets, refused with the problem's wording; the row count is checked first. */
+    private static RowTargets hard(int[] labels, int numClasses, INDArray features) {
+        if (features != null && features.rank() == 2 && labels.length != features.size(0)) {
+            throw new IllegalArgumentException("biased logistic problem: " + labels.length + " labels for " + features.size(0)
+                    + " feature rows");
         }
+        if (numClasses < 1) return null;   // refused below with the problem's message
+        try {
+            return RowTargets.labels(labels, numClasses);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("biased logistic problem: " + e.getMessage());
+        }
+    }
+
+    private BiasedLogisticProblem(INDArray features, RowTargets targets, INDArray bias, int numClasses) {
         if (numClasses < 1) {
             throw new IllegalArgumentException("biased logistic problem: number of classes must be >= 1, got " + numClasses);
+        }
+        if (features == null || targets == null || bias == null) {
+            throw new IllegalArgumentException("biased logistic problem: features, labels and bias are required");
         }
         if (features.rank() != 2 || features.size(0) < 1 || features.size(1) < 1) {
             throw new IllegalArgumentException("biased logistic problem: features must be [N, D] with N, D >= 1, got "
@@ -51,19 +80,13 @@ public final class BiasedLogisticProblem {
         if (n > Integer.MAX_VALUE / Math.max(1, numClasses)) {
             throw new IllegalArgumentException("biased logistic problem: too many rows: " + n);
         }
-        if (labels.length != n) {
-            throw new IllegalArgumentException("biased logistic problem: " + labels.length + " labels for " + n
+        if (targets.numRows() != n) {
+            throw new IllegalArgumentException("biased logistic problem: " + targets.numRows() + " labels for " + n
                     + " feature rows");
         }
         if (bias.rank() != 2 || bias.size(0) != n || bias.size(1) != numClasses) {
             throw new IllegalArgumentException("biased logistic problem: bias must be [N, C] = [" + n + ", " + numClasses
                     + "], got " + Arrays.toString(bias.shape()));
-        }
-        for (int i = 0; i < labels.length; i++) {
-            if (labels[i] < 0 || labels[i] >= numClasses) {
-                throw new IllegalArgumentException("biased logistic problem: label " + labels[i] + " at row " + i
-                        + " is outside 0.." + (numClasses - 1));
-            }
         }
         if (!bias.dataType().isFPType()) {
             throw new IllegalArgumentException("biased logistic problem: bias must be floating point, got " + bias.dataType());
@@ -72,7 +95,7 @@ public final class BiasedLogisticProblem {
         INDArray b = bias.dataType() == dt ? bias : bias.castTo(dt);
         checkFinite("bias", b);
         this.features = features;
-        this.labels = labels;
+        this.targets = targets;
         this.bias = b;
         this.numClasses = numClasses;
     }
@@ -105,7 +128,23 @@ public final class BiasedLogisticProblem {
             throw new IllegalArgumentException("biased logistic problem: " + images.rows().length + " image rows for "
                     + numRows() + " problem rows");
         }
-        BiasedLogisticProblem p = new BiasedLogisticProblem(features, labels, bias, numClasses, true);
+        BiasedLogisticProblem p = new BiasedLogisticProblem(features, targets, bias, numClasses, true);
+        p.images = images;
+        return p;
+    }
+
+    /**
+     * The same problem (sharing its features, bias and images) with other targets for its rows, e.g.
+     * weighted ones ({@code targets().withWeights(w)}).
+     *
+     * @throws IllegalArgumentException when {@code targets} has another row or class count
+     */
+    public BiasedLogisticProblem withTargets(RowTargets targets) {
+        if (targets.numRows() != numRows() || targets.numClasses() != numClasses) {
+            throw new IllegalArgumentException("biased logistic problem: targets for " + targets.numRows() + " rows of " + targets.numClasses()
+                    + " classes, the problem has " + numRows() + " of " + numClasses);
+        }
+        BiasedLogisticProblem p = new BiasedLogisticProblem(features, targets, bias, numClasses, true);
         p.images = images;
         return p;
     }
@@ -116,9 +155,9 @@ public final class BiasedLogisticProblem {
     }
 
     /** A copy sharing the checked arrays (no re-check). */
-    private BiasedLogisticProblem(INDArray features, int[] labels, INDArray bias, int numClasses, boolean checked) {
+    private BiasedLogisticProblem(INDArray features, RowTargets targets, INDArray bias, int numClasses, boolean checked) {
         this.features = features;
-        this.labels = labels;
+        this.targets = targets;
         this.bias = bias;
         this.numClasses = numClasses;
     }
@@ -127,9 +166,22 @@ public final class BiasedLogisticProblem {
         return features;
     }
 
-    /** The labels array itself (not a copy): do not modify. */
+    /**
+     * The labels array itself (not a copy): do not modify. For soft targets each row's most likely
+     * class ({@link RowTargets#labels()}); oracles that fit the loss read {@link #targets()}.
+     */
     public int[] labels() {
-        return labels;
+        return targets.labels();
+    }
+
+    /** What every row is fitted to: labels or distributions, and weights. */
+    public RowTargets targets() {
+        return targets;
+    }
+
+    /** The sum of the rows' weights (the number of rows unless weighted). */
+    public double totalWeight() {
+        return targets.totalWeight();
     }
 
     public INDArray bias() {
@@ -152,39 +204,26 @@ public final class BiasedLogisticProblem {
         return features.dataType();
     }
 
-    /** One-hot labels {@code [N, C]} in the features' data type (built once). */
-    public synchronized INDArray oneHot() {
-        if (oneHot == null) {
-            int n = numRows();
-            double[] flat = new double[n * numClasses];
-            for (int i = 0; i < n; i++) flat[i * numClasses + labels[i]] = 1.0;
-            oneHot = Nd4j.create(flat, new long[]{n, numClasses}, 'c').castTo(dataType());
-        }
-        return oneHot;
+    /**
+     * The target rows {@code T [N, C]} ({@link RowTargets#matrix}: one-hot labels unless weighted or
+     * soft) in the features' data type (built once).
+     */
+    public synchronized INDArray targetMatrix() {
+        if (targetMatrix == null) targetMatrix = targets.matrix(dataType());
+        return targetMatrix;
     }
 
     /**
-     * The negative objective, {@code sum_n [ lse_c(s_nc + b_nc) - s_{n,y_n} - b_{n,y_n} ]}, in double
-     * precision, for scores {@code s = g(X) [N, C]}. Never negative; 0 only for a perfect fit.
+     * The negative objective, {@code sum_n [ lse_c(s_nc + b_nc) - s_{n,y_n} - b_{n,y_n} ]} (weighted,
+     * with soft targets: {@link BiasedLogisticLoss}), in double precision, for scores
+     * {@code s = g(X) [N, C]}. Never negative; 0 only for a perfect fit.
      */
     public double loss(INDArray scores) {
         if (scores.rank() != 2 || scores.size(0) != numRows() || scores.size(1) != numClasses) {
             throw new IllegalArgumentException("scores must be [" + numRows() + ", " + numClasses + "], got "
                     + Arrays.toString(scores.shape()));
         }
-        double[] s = flatDouble(scores);
-        double[] b = flatDouble(bias);
-        int c = numClasses;
-        double total = 0;
-        for (int i = 0; i < labels.length; i++) {
-            int o = i * c;
-            double max = Double.NEGATIVE_INFINITY;
-            for (int k = 0; k < c; k++) max = Math.max(max, s[o + k] + b[o + k]);
-            double sum = 0;
-            for (int k = 0; k < c; k++) sum += Math.exp(s[o + k] + b[o + k] - max);
-            total += max + Math.log(sum) - s[o + labels[i]] - b[o + labels[i]];
-        }
-        return total;
+        return BiasedLogisticLoss.total(targets, flatDouble(scores), flatDouble(bias));
     }
 
     /**
@@ -200,9 +239,9 @@ public final class BiasedLogisticProblem {
         return loss(f.scores(features));
     }
 
-    /** The loss divided by the number of rows. */
+    /** The loss divided by the total weight of the rows (their number unless weighted). */
     public double meanLoss(ScoreFunction f) {
-        return loss(f) / numRows();
+        return loss(f) / totalWeight();
     }
 
     /** A row-major double copy of a 2-D array. */
@@ -217,6 +256,7 @@ public final class BiasedLogisticProblem {
 
     @Override
     public String toString() {
-        return "BiasedLogisticProblem[N=" + numRows() + ", D=" + numFeatures() + ", C=" + numClasses + ", " + dataType() + "]";
+        return "BiasedLogisticProblem[N=" + numRows() + ", D=" + numFeatures() + ", C=" + numClasses + ", " + dataType()
+                + (targets.hard() ? "" : ", soft targets") + (targets.weighted() ? ", weighted" : "") + "]";
     }
 }

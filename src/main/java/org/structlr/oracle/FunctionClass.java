@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.Set;
 
 /**
- * A function class a factor type can learn (DESIGN §1: the oracle fits g of this class to a biased
+ * A function class a factor type can learn (docs/design.md §1: the oracle fits g of this class to a biased
  * logistic problem), with everything structlr needs to use it end to end: a CLI name, an oracle,
  * the loader of its saved functions, and its export.
  *

@@ -1,7 +1,7 @@
 package org.structlr.oracle;
 
 /**
- * The oracle step of DESIGN §1: fit a function of one class to a {@link BiasedLogisticProblem}.
+ * The oracle step of docs/design.md §1: fit a function of one class to a {@link BiasedLogisticProblem}.
  *
  * <p>{@code previous} is the function this oracle returned last time for the same factor type (warm
  * start), or {@code null} to start from g = 0; a {@link ZeroScore} is treated like null. An oracle

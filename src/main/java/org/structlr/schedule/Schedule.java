@@ -3,7 +3,7 @@ package org.structlr.schedule;
 import org.structlr.inference.MessagePassing;
 
 /**
- * How much message passing follows each oracle fit of the alternating learner (DESIGN §1, Alg. 1).
+ * How much message passing follows each oracle fit of the alternating learner (docs/design.md §1, Alg. 1).
  * A schedule only decides how many sweeps to run after a fit: every choice is a block-coordinate
  * step on the same objective R = sum_k [-F(x^k, y^k) + A(lambda^k, theta^k)] (a sweep never
  * increases A, an exact fit never increases R), so every schedule minimises the same R and ends at

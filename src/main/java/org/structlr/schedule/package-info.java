@@ -3,7 +3,7 @@
  * spends its time between oracle fits and message passing. Internal: no compatibility promise; the
  * CLI names them ({@code --schedule}, {@code experiment --schedules a,b}).
  *
- * <p>Every schedule minimises the same objective (DESIGN §1)
+ * <p>Every schedule minimises the same objective (docs/design.md §1)
  * <pre>
  *   R(F, lambda) = sum_k [ -F(x^k, y^k) + A(lambda^k, theta^k_F) ]
  * </pre>

@@ -19,7 +19,7 @@ import org.structlr.oracle.ScoreFunction;
 
 /**
  * The learned functions of a model with one input feature (the paper's Fig. 1; the denoising
- * model, whose unary and edge features are the rows [1, phi], DESIGN §1): the unary energy
+ * model, whose unary and edge features are the rows [1, phi], docs/design.md §1): the unary energy
  * f(phi, y) = eps * g(phi, y) for every label y, and for every pairwise type the energy of every
  * joint label (y_i, y_j), against phi in [0, 1]. Joint labels with y_i == y_j are drawn solid,
  * those with y_i != y_j dashed.

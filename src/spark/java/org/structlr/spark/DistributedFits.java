@@ -92,7 +92,7 @@ final class DistributedFits {
         for (int k = 0; k < bias.length; k++) bd[k] = bias[k];
         double[] g = first ? new double[c] : null, h = second ? new double[c * c] : null;
         double[] out = new double[1 + c + c * c];
-        out[0] = ConstantOracle.loss(w, bd, y, g, h);
+        out[0] = ConstantOracle.loss(w, bd, org.structlr.oracle.RowTargets.labels(y, c), g, h);
         if (first) System.arraycopy(g, 0, out, 1, c);
         if (second) System.arraycopy(h, 0, out, 1 + c, c * c);
         return out;

@@ -10,7 +10,9 @@ import java.util.Set;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
+import org.structlr.oracle.BiasedLogisticLoss;
 import org.structlr.oracle.BiasedLogisticProblem;
+import org.structlr.oracle.RowTargets;
 import org.structlr.oracle.ClassOption;
 import org.structlr.oracle.FunctionClass;
 import org.structlr.oracle.FunctionExport;
@@ -97,7 +99,7 @@ public class GdLinearClass implements FunctionClass {
         }
     }
 
-    /** Gradient descent from the previous W (or 0): grad = (1/N) sum_n x_n^T (p_n - onehot(y_n)) + lambda W. */
+    /** Gradient descent from the previous W (or 0): grad = (1/N) sum_n x_n^T (p_n - onehot(y_n)) + lambda W, the rows' terms by structlr's {@link BiasedLogisticLoss}. */
     static final class GdOracle implements Oracle {
         private final double step, lambda;
         private final int steps;
@@ -119,26 +121,21 @@ public class GdLinearClass implements FunctionClass {
             }
             double[] x = problem.features().castTo(DataType.DOUBLE).dup('c').data().asDouble();
             double[] b = problem.bias().castTo(DataType.DOUBLE).dup('c').data().asDouble();
-            int[] y = problem.labels();
-            double[] p = new double[c];
+            RowTargets targets = problem.targets();     // labels (or soft targets, weights): the loss below takes them all
+            double[] z = new double[c], p = new double[c], r = new double[c];
             for (int it = 0; it < steps; it++) {
                 double[][] grad = new double[d][c];
                 for (int i = 0; i < n; i++) {
-                    double max = Double.NEGATIVE_INFINITY;
                     for (int j = 0; j < c; j++) {
                         double s = b[i * c + j];
                         for (int k = 0; k < d; k++) s += x[i * d + k] * w[k][j];
-                        p[j] = s;
-                        max = Math.max(max, s);
+                        z[j] = s;
                     }
-                    double z = 0;
-                    for (int j = 0; j < c; j++) z += (p[j] = Math.exp(p[j] - max));
-                    for (int j = 0; j < c; j++) {
-                        double r = p[j] / z - (j == y[i] ? 1 : 0);
-                        for (int k = 0; k < d; k++) grad[k][j] += x[i * d + k] * r;
-                    }
+                    BiasedLogisticLoss.row(targets, i, z, 0, p, r);     // r = d loss_i / d g(x_i): softmax(g + b) - onehot(y)
+                    for (int j = 0; j < c; j++) for (int k = 0; k < d; k++) grad[k][j] += x[i * d + k] * r[j];
                 }
-                for (int k = 0; k < d; k++) for (int j = 0; j < c; j++) w[k][j] -= step * (grad[k][j] / n + lambda * w[k][j]);
+                double total = targets.totalWeight();
+                for (int k = 0; k < d; k++) for (int j = 0; j < c; j++) w[k][j] -= step * (grad[k][j] / total + lambda * w[k][j]);
             }
             return new GdScore(w);
         }

@@ -3,7 +3,7 @@ package org.structlr.inference;
 import org.structlr.graph.FactorGraph;
 
 /**
- * The smoothed dual, the beliefs and the primal evaluated straight from their formulas (DESIGN §1),
+ * The smoothed dual, the beliefs and the primal evaluated straight from their formulas (docs/design.md §1),
  * region by region, in double, independently of every engine. Only labels a variable has are
  * visited. Minus infinity convention: the unary region's value theta_i(y) - sum_a lambda_{a->i}(y)
  * is minus infinity when theta_i(y) or any incoming message is (an impossible label).

@@ -19,7 +19,7 @@ import org.structlr.inference.TestEngines.Engine;
 import org.structlr.inference.TestEngines.Problem;
 
 /**
- * The engines against the shared float64 Python reference (DESIGN §2): the 4x4 grid, 3 labels,
+ * The engines against the shared float64 Python reference (docs/design.md §2): the 4x4 grid, 3 labels,
  * eps 0.1 problem of {@code smoothed_mp.py}, written to {@code reference/grid4x4.json} by
  * {@code reference/make_reference.py} (no Python at test time).
  */

@@ -6,7 +6,7 @@ import org.structlr.graph.FactorGraph;
 
 /**
  * The smoothed dual, beliefs, primal and incoming sums of a model with regions straight from their
- * formulas (DESIGN §1 with regions alpha of any size), independently of the engines and of
+ * formulas (docs/design.md §1 with regions alpha of any size), independently of the engines and of
  * {@link RegionScores}: every region's labellings are enumerated one by one and each entry's index
  * computed here from the mixed radix of its variables' label counts.
  *

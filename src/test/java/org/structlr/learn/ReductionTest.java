@@ -22,7 +22,7 @@ import org.structlr.oracle.linear.LinearOracle;
 import org.structlr.oracle.ScoreFunction;
 
 /**
- * The paper's reduction (DESIGN §1), checked directly: with the messages lambda fixed, the learning
+ * The paper's reduction (docs/design.md §1), checked directly: with the messages lambda fixed, the learning
  * objective R(f) = sum_k [ -F(x^k, y^k) + A(lambda^k, theta^k_f) ] of two functions f1, f2 of one
  * factor type differs by exactly eps times the difference of their biased logistic losses,
  * <pre>
@@ -98,7 +98,7 @@ class ReductionTest {
         return max + Math.log(s);
     }
 
-    /** A(lambda, theta) of DESIGN §1 in double. */
+    /** A(lambda, theta) of docs/design.md §1 in double. */
     static double dual(double[][] thetaU, double[][] thetaP) {
         FactorGraph g = train.graph();
         double a = 0;

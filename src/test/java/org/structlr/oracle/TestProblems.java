@@ -57,4 +57,28 @@ public final class TestProblems {
     public static double maxAbsDiff(INDArray a, INDArray b) {
         return a.castTo(DataType.DOUBLE).sub(b.castTo(DataType.DOUBLE)).amaxNumber().doubleValue();
     }
+
+    /** Row i of p repeated times[i] times (0: left out). */
+    public static BiasedLogisticProblem repeat(BiasedLogisticProblem p, int[] times) {
+        int n = java.util.Arrays.stream(times).sum();
+        int[] rows = new int[n], y = new int[n];
+        int o = 0;
+        for (int i = 0; i < times.length; i++) for (int k = 0; k < times[i]; k++) rows[o++] = i;
+        for (int i = 0; i < n; i++) y[i] = p.labels()[rows[i]];
+        return new BiasedLogisticProblem(Nd4j.pullRows(p.features(), 1, rows), y, Nd4j.pullRows(p.bias(), 1, rows), p.numClasses());
+    }
+
+    /** Each row of p once per class c, labelled c and weighted soft[i * C + c]. */
+    public static BiasedLogisticProblem mixture(BiasedLogisticProblem p, double[] soft) {
+        int n = p.numRows(), c = p.numClasses();
+        int[] rows = new int[n * c], y = new int[n * c];
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < c; k++) {
+                rows[i * c + k] = i;
+                y[i * c + k] = k;
+            }
+        }
+        return new BiasedLogisticProblem(Nd4j.pullRows(p.features(), 1, rows), RowTargets.labels(y, c).withWeights(soft),
+                Nd4j.pullRows(p.bias(), 1, rows));
+    }
 }

@@ -13,7 +13,7 @@ import org.structlr.graph.GridBatch;
 import org.structlr.graph.Grids;
 
 /**
- * Star-update message passing (DESIGN §1) on a batch of 4-connected grids of any sizes
+ * Star-update message passing (docs/design.md §1) on a batch of 4-connected grids of any sizes
  * ({@link GridBatch}, any label count) with one fused Vector API pass per colour of the
  * checkerboard ({@link FusedGridKernel}), over float planes laid out by {@link FusedGridLayout},
  * strip by strip in the order of {@link FusedRowSchedule} (both colours of a strip while it is in
@@ -26,7 +26,7 @@ import org.structlr.graph.Grids;
  * {@code u_i(y) = theta_i(y)/eps - sum_a lam_{a->i}(y)}, minus infinity when theta_i(y) or any
  * incoming message is (an impossible label: zero belief). When potentials, messages or a reset are
  * set, every message into a label whose unary potential is minus infinity is set to minus infinity
- * (DESIGN §1: impossibility propagates through the messages from the start).
+ * (docs/design.md §1: impossibility propagates through the messages from the start).
  *
  * <p>The dual, primal and beliefs are read out in double from the float state (not in the hot
  * loop); arrays returned are {@link DataType#FLOAT}, like the ND4J float engines'.

@@ -11,7 +11,7 @@ import org.structlr.graph.Coloring;
 import org.structlr.graph.FactorGraph;
 
 /**
- * Star-update message passing (DESIGN §1) as a plain, single-threaded loop over {@code double}
+ * Star-update message passing (docs/design.md §1) as a plain, single-threaded loop over {@code double}
  * arrays. It is the "obviously correct" implementation: the baseline that {@code bench} prints
  * beside the ND4J engines and a second implementation for the tests. Always computes in double
  * precision; the arrays it returns are {@link DataType#DOUBLE}.

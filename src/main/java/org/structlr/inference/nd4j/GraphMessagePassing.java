@@ -30,7 +30,7 @@ import org.structlr.graph.FactorGraph;
  * which saves a multiply per op. U_i(y) = T_i(y) - sum_a Lam_{a->i}(y) is kept as state; after a
  * star update it equals total_i(y)/N_i, and it is minus infinity for an impossible label.
  *
- * <p>Star update at i (DESIGN §1), in eps units:
+ * <p>Star update at i (docs/design.md §1), in eps units:
  * <pre>
  *   M_a(y)          = lse_{y_j} ( T_a(y, y_j) + Lam_{a->j}(y_j) )          for each edge a = (i, j)
  *   total_i(y)      = T_i(y) + sum_a M_a(y)

@@ -9,7 +9,7 @@ import org.structlr.graph.FactorGraph;
 import org.structlr.graph.GridBatch;
 
 /**
- * Star-update message passing (DESIGN §1) on a batch of 4-connected grids of any sizes with one
+ * Star-update message passing (docs/design.md §1) on a batch of 4-connected grids of any sizes with one
  * label count, on ND4J element-wise ops (the CPU and CUDA path for grids). The graph is the
  * disjoint union of {@code Grids.grid(h_k, w_k, labels, false)} in {@link GridBatch} order; the
  * colouring is each image's checkerboard {@code (row + col) % 2}, colour 0 first, so a batch gives

@@ -20,7 +20,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 
 /**
- * The grid engine's sweep: the star update (DESIGN §1) of one colour at a time over the
+ * The grid engine's sweep: the star update (docs/design.md §1) of one colour at a time over the
  * {@link GridPlanes}, in eps units:
  * <pre>
  *   z[yo][d][y]   = P[yo][d][y] + lam_nb(d)[yo]                 (4 L^2 ops per member)

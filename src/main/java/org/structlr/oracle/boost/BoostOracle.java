@@ -1,6 +1,8 @@
 package org.structlr.oracle.boost;
 
+import org.structlr.oracle.BiasedLogisticLoss;
 import org.structlr.oracle.BiasedLogisticProblem;
+import org.structlr.oracle.RowTargets;
 import org.structlr.oracle.Oracle;
 import org.structlr.oracle.ScoreFunction;
 import org.structlr.oracle.ScoreFunctions;
@@ -30,7 +32,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  *   grad_nc = p_nc - [y_n = c]          hess_nc = max(s * p_nc (1 - p_nc), 1e-16)
  * </pre>
  * where s is the {@link Hessian} setting (the class option {@code hessian}): s = 1 is the diagonal of the softmax loss's Hessian, so a
- * leaf's value -eta * G / (H + lambda) is the Newton step DESIGN §1 asks for; s = 2 is XGBoost's own
+ * leaf's value -eta * G / (H + lambda) is the Newton step docs/design.md §1 asks for; s = 2 is XGBoost's own
  * multi:softprob Hessian (a half Newton step). Settings, all fixed here except the Hessian:
  * <ul>
  *   <li>eta (shrinkage) 0.25, lambda (L2 on leaves) 0: the leaf value is the (scaled) Newton step;</li>
@@ -74,7 +76,7 @@ public final class BoostOracle implements Oracle, AutoCloseable {
 
     /** The per-class Hessian handed to XGBoost: hess_nc = factor * p_nc (1 - p_nc). */
     public enum Hessian {
-        /** factor 1: the diagonal Newton step of DESIGN §1. */
+        /** factor 1: the diagonal Newton step of docs/design.md §1. */
         NEWTON(1.0),
         /** factor 2: XGBoost's own multi:softprob Hessian, a half Newton step. */
         XGBOOST(2.0);
@@ -184,31 +186,25 @@ public final class BoostOracle implements Oracle, AutoCloseable {
     record Gradients(float[] grad, float[] hess, double[] hessianSums) {}
 
     /**
-     * grad_nc = p_nc - [y_n = c], hess_nc = max(factor * p_nc (1 - p_nc), 1e-16) with p_n = softmax(m_n + b_n),
-     * m the ensemble's margins ({@code null}: all zero, before the first round), b the bias (n x C, row-major).
+     * grad_nc = p_nc - [y_n = c] (the residual of {@link BiasedLogisticLoss#row}; W_n p_nc - T_nc for
+     * weighted or soft targets), hess_nc = max(factor * W_n p_nc (1 - p_nc), 1e-16) with
+     * p_n = softmax(m_n + b_n), m the ensemble's margins ({@code null}: all zero, before the first
+     * round), b the bias (n x C, row-major), W_n the row's weight.
      */
-    static Gradients gradients(float[][] margin, double[] b, int[] y, int c, double factor) {
-        int n = y.length;
+    static Gradients gradients(float[][] margin, double[] b, RowTargets t, double factor) {
+        int n = t.numRows(), c = t.numClasses();
         float[] grad = new float[n * c];
         float[] hess = new float[n * c];
         double[] hsum = new double[c];
-        double[] z = new double[c];
+        double[] z = new double[c], p = new double[c], r = new double[c];
         for (int i = 0; i < n; i++) {
             int o = i * c;
-            double max = Double.NEGATIVE_INFINITY;
+            for (int k = 0; k < c; k++) z[k] = (margin == null ? 0 : margin[i][k]) + b[o + k];
+            BiasedLogisticLoss.row(t, i, z, 0, p, r);
+            double w = factor * t.weight(i);
             for (int k = 0; k < c; k++) {
-                z[k] = (margin == null ? 0 : margin[i][k]) + b[o + k];
-                max = Math.max(max, z[k]);
-            }
-            double sum = 0;
-            for (int k = 0; k < c; k++) {
-                z[k] = Math.exp(z[k] - max);
-                sum += z[k];
-            }
-            for (int k = 0; k < c; k++) {
-                double pr = z[k] / sum;
-                double h = Math.max(factor * pr * (1 - pr), 1e-16);
-                grad[o + k] = (float) (pr - (y[i] == k ? 1 : 0));
+                double h = Math.max(w * p[k] * (1 - p[k]), 1e-16);
+                grad[o + k] = (float) r[k];
                 hess[o + k] = (float) h;
                 hsum[k] += h;
             }
@@ -249,7 +245,7 @@ public final class BoostOracle implements Oracle, AutoCloseable {
                 if (margin != null && (margin.length != n || margin[0].length != c)) {
                     throw new IllegalStateException("boost oracle: XGBoost margin has the wrong shape");
                 }
-                Gradients g = gradients(margin, BiasedLogisticProblem.flatDouble(p.bias()), p.labels(), c, hessian.factor);
+                Gradients g = gradients(margin, BiasedLogisticProblem.flatDouble(p.bias()), p.targets(), hessian.factor);
                 booster.setParams(roundParams(c, nthread, seed, g.hessianSums()));
                 booster.boost(dm, ens.rounds, g.grad(), g.hess());
                 ens.rounds++;
@@ -323,7 +319,7 @@ public final class BoostOracle implements Oracle, AutoCloseable {
             }
             double[] b = new double[bias.length];
             for (int k = 0; k < b.length; k++) b[k] = bias[k];
-            Gradients g = gradients(margin, b, y, c, r.hessianFactor());
+            Gradients g = gradients(margin, b, RowTargets.labels(y, c), r.hessianFactor());
             booster.setParams(roundParams(c, r.nthread(), r.seed(), sumOverWorkers.apply(g.hessianSums())));
             booster.boost(dm, r.rounds(), g.grad(), g.hess());
             return booster.toByteArray("ubj");

@@ -270,7 +270,7 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
      * objective R fell to 0.166 by iteration 13 and then rose to 0.455 by iteration 30, because a few
      * epochs of Adam from the previous network can end at a higher biased loss than where they started
      * (the step is too long once the messages settle). At fixed messages R = eps * loss + const
-     * (DESIGN §1), so a fit that lowers the loss lowers R. Here: train; keep the network only if
+     * (docs/design.md §1), so a fit that lowers the loss lowers R. Here: train; keep the network only if
      * {@code loss(new) <= loss(previous)} on this problem; otherwise retry from the previous network with
      * half the learning rate, at most {@link #MAX_HALVINGS} times, and then keep the previous network.
      * The halved rate stays in the network's configuration, so later fits continue with it, and a fit
@@ -420,14 +420,15 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
     static INDArray[][] imageLabels(BiasedLogisticProblem p, ImageRows im, int groups, DataType t) {
         GridBatch layout = im.layout();
         int c = p.numClasses(), n = p.numRows();
-        int[] rows = im.rows(), labels = p.labels();
+        int[] rows = im.rows();
+        org.structlr.oracle.RowTargets targets = p.targets();
         int[] slotOf = im.perEdge() ? ImageTensors.edgeSlots(layout) : null;
         float[] bias = BiasedLogisticProblem.flatFloat(p.bias());
         long slots = (long) layout.numVariables() * groups;
         float[] y = new float[Math.toIntExact(slots * c)], b = new float[y.length];
         for (int i = 0; i < n; i++) {
             int s = im.perEdge() ? slotOf[rows[i]] : rows[i];
-            y[s * c + labels[i]] = 1f;
+            for (int k = 0; k < c; k++) y[s * c + k] = (float) targets.target(i, k);
             System.arraycopy(bias, i * c, b, s * c, c);
         }
         INDArray oneHot = Nd4j.create(y, new long[]{slots, c}, 'c'), biasRows = Nd4j.create(b, new long[]{slots, c}, 'c');

@@ -1,6 +1,8 @@
 package org.structlr.oracle.linear;
 
+import org.structlr.oracle.BiasedLogisticLoss;
 import org.structlr.oracle.BiasedLogisticProblem;
+import org.structlr.oracle.RowTargets;
 import org.structlr.oracle.Oracle;
 import org.structlr.oracle.ScoreFunction;
 import org.structlr.oracle.ScoreFunctions;
@@ -10,7 +12,8 @@ import org.structlr.oracle.ZeroScore;
  * The constant function class, g(phi, c) = w_c, fitted exactly by damped Newton on the C weights.
  *
  * <p>With p_n = softmax(w + b_n) the negative objective L(w) = sum_n [lse(w + b_n) - w_{y_n} - b_{n,y_n}]
- * has gradient {@code sum_n p_n - counts} and Hessian {@code sum_n diag(p_n) - p_n p_n^T}. L is
+ * has gradient {@code sum_n p_n - counts} and Hessian {@code sum_n diag(p_n) - p_n p_n^T} (rows'
+ * terms from {@link BiasedLogisticLoss}, so weighted rows and soft targets fit too). L is
  * invariant to adding a constant to every w_c, so the Hessian is singular along the all-ones vector;
  * the step solves {@code (H + h 11^T) d = -grad} (h = mean diagonal of H), whose solution has
  * {@code sum_c d_c = 0} (the gradient sums to 0), i.e. it is the Newton step within the gauge that
@@ -49,16 +52,17 @@ public final class ConstantOracle implements Oracle {
         int c = p.numClasses();
         double[] w = start(previous, c);
         double[] b = BiasedLogisticProblem.flatDouble(p.bias());
-        int[] y = p.labels();
-        return fit(c, y.length, w, (v, g, h) -> loss(v, b, y, g, h));
+        RowTargets t = p.targets();
+        return fit(c, t.totalWeight(), w, (v, g, h) -> loss(v, b, t, g, h));
     }
 
     /**
      * Hook for fitting rows held elsewhere (the Spark learner sums per-partition {@link #loss} terms):
-     * the same damped Newton from {@code w} (not modified) on {@code n} rows, where {@code total}
-     * gives L(w) summed over all rows with its gradient and, when asked, its C x C Hessian (row-major).
+     * the same damped Newton from {@code w} (not modified) on rows of total weight {@code n} (their
+     * number unless weighted), where {@code total} gives L(w) summed over all rows with its gradient
+     * and, when asked, its C x C Hessian (row-major).
      */
-    public ConstantScore fit(int c, long n, double[] w0, SecondOrderObjective total) {
+    public ConstantScore fit(int c, double n, double[] w0, SecondOrderObjective total) {
         double[] w = w0.clone();
         double[] grad = new double[c];
         double[] hess = new double[c * c];
@@ -112,36 +116,27 @@ public final class ConstantOracle implements Oracle {
     }
 
     /**
-     * L(w) summed over the rows (bias b row-major [n, C], labels y); fills grad (C) and hess (C x C,
-     * row-major) when they are non-null. Public for the Spark learner's per-partition sums.
+     * L(w) summed over the rows (bias b row-major [n, C], targets t); fills grad (C) and hess (C x C,
+     * row-major) when they are non-null: per row ({@link BiasedLogisticLoss#row}) the residual
+     * W p - T and W (diag p - p p^T). Public for the Spark learner's per-partition sums.
      */
-    public static double loss(double[] w, double[] b, int[] y, double[] grad, double[] hess) {
+    public static double loss(double[] w, double[] b, RowTargets t, double[] grad, double[] hess) {
         int c = w.length;
-        double[] pr = new double[c];
-        if (grad != null) {
-            for (int k = 0; k < c; k++) grad[k] = 0;
-            for (int label : y) grad[label]--;
-        }
+        double[] z = new double[c], pr = new double[c], r = grad == null ? null : new double[c];
+        if (grad != null) java.util.Arrays.fill(grad, 0);
         if (hess != null) java.util.Arrays.fill(hess, 0);
         double total = 0;
-        for (int i = 0; i < y.length; i++) {
+        for (int i = 0; i < t.numRows(); i++) {
             int o = i * c;
-            double max = Double.NEGATIVE_INFINITY;
-            for (int k = 0; k < c; k++) max = Math.max(max, w[k] + b[o + k]);
-            double sum = 0;
+            for (int k = 0; k < c; k++) z[k] = w[k] + b[o + k];
+            total += BiasedLogisticLoss.row(t, i, z, 0, pr, r);
+            if (grad == null) continue;
+            for (int k = 0; k < c; k++) grad[k] += r[k];
+            if (hess == null) continue;
+            double wi = t.weight(i);
             for (int k = 0; k < c; k++) {
-                pr[k] = Math.exp(w[k] + b[o + k] - max);
-                sum += pr[k];
-            }
-            total += max + Math.log(sum) - w[y[i]] - b[o + y[i]];
-            if (grad != null) {
-                for (int k = 0; k < c; k++) pr[k] /= sum;
-                for (int k = 0; k < c; k++) {
-                    grad[k] += pr[k];
-                    if (hess == null) continue;
-                    hess[k * c + k] += pr[k];
-                    for (int j = 0; j < c; j++) hess[k * c + j] -= pr[k] * pr[j];
-                }
+                hess[k * c + k] += wi * pr[k];
+                for (int j = 0; j < c; j++) hess[k * c + j] -= wi * pr[k] * pr[j];
             }
         }
         return total;

@@ -1,6 +1,8 @@
 package org.structlr.oracle.linear;
 
+import org.structlr.oracle.BiasedLogisticLoss;
 import org.structlr.oracle.BiasedLogisticProblem;
+import org.structlr.oracle.RowTargets;
 
 import java.util.Arrays;
 
@@ -11,6 +13,8 @@ import java.util.Arrays;
  *   df/dW_jc = (1/N) sum_n x_nj (softmax(s_n)_c - [c = y_n])
  *   d2f/dW_jc dW_j'c' = (1/N) sum_n x_nj x_nj' (p_nc [c = c'] - p_nc p_nc'),   p_n = softmax(s_n)
  * </pre>
+ * each row's loss and residual softmax(s_n) - [c = y_n] from {@link BiasedLogisticLoss} (so weighted
+ * rows and soft targets fit too; N is then the rows' total weight),
  * over fixed blocks of {@link #BLOCK_ROWS} rows on {@link RowBlocks}, in double precision from the
  * float features and bias. Each block writes its own partial loss and gradient; the partials are
  * added in block order, so the result is the same bits for every thread count.
@@ -25,18 +29,18 @@ public final class LinearLoss implements SecondOrderObjective {
 
     private final float[] x;      // [N, D] row-major
     private final float[] b;      // [N, C] row-major
-    private final int[] y;
+    private final RowTargets t;
     private final int n, d, c, threads;
     private final double[] blockLoss;
     private final double[][] blockGrad;
     private double[][] blockHess;             // built on the first Hessian request
 
-    LinearLoss(float[] x, float[] b, int[] y, int d, int c, int threads) {
-        this.n = y.length;
+    LinearLoss(float[] x, float[] b, RowTargets t, int d, int c, int threads) {
+        this.n = t.numRows();
         if (x.length != (long) n * d || b.length != (long) n * c) throw new IllegalArgumentException("features or bias do not match " + n + " rows");
         this.x = x;
         this.b = b;
-        this.y = y;
+        this.t = t;
         this.d = d;
         this.c = c;
         this.threads = Math.max(1, threads);
@@ -46,7 +50,7 @@ public final class LinearLoss implements SecondOrderObjective {
     }
 
     public static LinearLoss of(BiasedLogisticProblem p, int threads) {
-        return new LinearLoss(BiasedLogisticProblem.flatFloat(p.features()), BiasedLogisticProblem.flatFloat(p.bias()), p.labels(),
+        return new LinearLoss(BiasedLogisticProblem.flatFloat(p.features()), BiasedLogisticProblem.flatFloat(p.bias()), p.targets(),
                 p.numFeatures(), p.numClasses(), threads);
     }
 
@@ -90,23 +94,23 @@ public final class LinearLoss implements SecondOrderObjective {
                 for (int i = 0; i < m * m; i++) hess[i] += h[i];
             }
         }
-        for (int i = 0; i < m; i++) grad[i] /= n;
-        if (hess != null) for (int i = 0; i < m * m; i++) hess[i] /= n;
-        return total / n;
+        double weight = t.totalWeight();   // n unless weighted
+        for (int i = 0; i < m; i++) grad[i] /= weight;
+        if (hess != null) for (int i = 0; i < m * m; i++) hess[i] /= weight;
+        return total / weight;
     }
 
     /**
      * {@link #block} for two classes, in the logistic form with one score per row (the horses'
      * unary problem, 42 features: a third of the general loop's work):
      * <pre>
-     *   z_n = (b_n1 - b_n0) + x_n . (w_1 - w_0),   loss_n = softplus(y_n = 1 ? -z_n : z_n),
-     *   r_n = sigmoid(z_n) - [y_n = 1],   df/dW_j1 = -df/dW_j0 = (1/N) sum_n x_nj r_n
+     *   z_n = (b_n1 - b_n0) + x_n . (w_1 - w_0),   loss_n and r_n = d loss_n / d z_n by {@link BiasedLogisticLoss#binaryRow},
+     *   df/dW_j1 = -df/dW_j0 = (1/N) sum_n x_nj r_n
      * </pre>
-     * with softplus(t) = max(t, 0) + log(1 + exp(-|t|)). The dot product keeps four partial sums (one
-     * chain of 42 dependent additions was the loop's bound).
+     * The dot product keeps four partial sums (one chain of 42 dependent additions was the loop's bound).
      */
     private double binaryBlock(int k, double[] wd, double[] g) {
-        double[] gd = new double[d];
+        double[] gd = new double[d], res = new double[1];
         int lo = k * BLOCK_ROWS, hi = Math.min(n, lo + BLOCK_ROWS);
         int d4 = d & ~3;
         double total = 0;
@@ -122,12 +126,8 @@ public final class LinearLoss implements SecondOrderObjective {
             }
             for (; j < d; j++) a0 += x[xo + j] * wd[j];
             double z = ((double) b[2 * i + 1] - b[2 * i]) + ((a0 + a1) + (a2 + a3));
-            boolean one = y[i] == 1;
-            double t = one ? -z : z;
-            double e = Math.exp(-Math.abs(t));
-            total += Math.max(t, 0) + Math.log(1 + e);       // as precise as the general loop's log(sum); log1p is StrictMath here (half the time)
-            double p1 = (z >= 0 ? 1 : e) / (1 + e);          // sigmoid(z), from e = exp(-|z|)
-            double r = p1 - (one ? 1 : 0);
+            total += BiasedLogisticLoss.binaryRow(t, i, z, res);
+            double r = res[0];
             if (r == 0) continue;
             for (j = 0; j < d; j++) gd[j] += x[xo + j] * r;
         }
@@ -143,33 +143,26 @@ public final class LinearLoss implements SecondOrderObjective {
         Arrays.fill(g, 0);
         if (h != null) Arrays.fill(h, 0);
         int m = d * c;
-        double[] s = new double[c];
+        double[] s = new double[c], r = new double[c];
         int lo = k * BLOCK_ROWS, hi = Math.min(n, lo + BLOCK_ROWS);
         double total = 0;
         for (int i = lo; i < hi; i++) {
             int xo = i * d, bo = i * c;
-            double max = Double.NEGATIVE_INFINITY;
             for (int cl = 0; cl < c; cl++) {
                 double v = b[bo + cl];
                 for (int j = 0; j < d; j++) v += x[xo + j] * w[j * c + cl];
                 s[cl] = v;
-                if (v > max) max = v;
             }
-            int yi = y[i];
-            double sy = s[yi], sum = 0;
-            for (int cl = 0; cl < c; cl++) sum += (s[cl] = Math.exp(s[cl] - max));
-            total += max + Math.log(sum) - sy;
-            double inv = 1 / sum;
+            total += BiasedLogisticLoss.row(t, i, s, 0, s, r);      // s becomes p_n, r the residual
             for (int cl = 0; cl < c; cl++) {
-                s[cl] *= inv;                                  // p_nc
-                double r = s[cl] - (cl == yi ? 1 : 0);
-                if (r == 0) continue;
-                for (int j = 0; j < d; j++) g[j * c + cl] += x[xo + j] * r;
+                if (r[cl] == 0) continue;
+                for (int j = 0; j < d; j++) g[j * c + cl] += x[xo + j] * r[cl];
             }
             if (h != null) {
+                double wi = t.weight(i);
                 // upper triangle of (x x^T) (x) (diag p - p p^T); mirrored below after the block
                 for (int j = 0; j < d; j++) {
-                    double xj = x[xo + j];
+                    double xj = wi * x[xo + j];
                     if (xj == 0) continue;
                     for (int cl = 0; cl < c; cl++) {
                         double a = xj * s[cl];

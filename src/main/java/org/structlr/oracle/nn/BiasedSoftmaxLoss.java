@@ -1,24 +1,24 @@
 package org.structlr.oracle.nn;
 
 import org.nd4j.common.primitives.Pair;
+import org.structlr.oracle.BiasedLogisticLoss;
 import org.nd4j.linalg.activations.IActivation;
 import org.nd4j.linalg.api.ndarray.INDArray;
-import org.nd4j.linalg.api.ops.impl.transforms.custom.LogSoftMax;
-import org.nd4j.linalg.api.ops.impl.transforms.custom.SoftMax;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.nd4j.linalg.lossfunctions.ILossFunction;
 
 /**
- * The biased logistic loss of the oracle step (DESIGN §1) as a DL4J loss, so that any DL4J network
+ * The biased logistic loss of the oracle step (docs/design.md §1) as a DL4J loss, so that any DL4J network
  * whose output layer uses it (with the IDENTITY activation) fits g of
  * {@code maximise sum_n [ g(x_n, y_n) + b_n(y_n) - lse_c(g(x_n, c) + b_n(c)) ]}.
  *
- * <p>Labels have width {@code 2C}: {@code [ one-hot y | bias b ]} (DL4J does not check the label
- * width against nOut). With {@code z = activation(preOutput) + b}:
+ * <p>Labels have width {@code 2C}: {@code [ T | bias b ]}, T the target rows (one-hot y; weighted or
+ * soft: {@link org.structlr.oracle.RowTargets}) (DL4J does not check the label width against nOut).
+ * With {@code z = activation(preOutput) + b}, by {@link BiasedLogisticLoss}:
  * <pre>
- *   score_n    = - sum_c y_nc * logsoftmax(z_n)_c
- *   dscore/dz  = softmax(z_n) * sum_c y_nc - y_n        (= softmax(z_n) - y_n for one-hot y)
+ *   score_n    = - sum_c T_nc * logsoftmax(z_n)_c
+ *   dscore/dz  = softmax(z_n) * sum_c T_nc - T_n        (= softmax(z_n) - y_n for one-hot y)
  * </pre>
  * and the gradient is passed back through {@code activationFn.backprop}. A per-example mask
  * ({@code [N, 1]}) multiplies both. Stateless: every instance equals every other, and the public
@@ -31,20 +31,20 @@ public final class BiasedSoftmaxLoss implements ILossFunction {
     public BiasedSoftmaxLoss() {
     }
 
-    /** Labels {@code [N, 2C]} for one-hot labels and a bias, in the bias's data type. */
-    /** The DL4J labels of a problem: {@code [N, 2C] = [one-hot y | b]}. */
+    /** The DL4J labels of a problem: {@code [N, 2C] = [T | b]} (T its target rows: one-hot labels unless weighted or soft). */
     public static INDArray labels(org.structlr.oracle.BiasedLogisticProblem p) {
-        return labels(p.oneHot(), p.bias());
+        return labels(p.targetMatrix(), p.bias());
     }
 
-    public static INDArray labels(INDArray oneHot, INDArray bias) {
-        return Nd4j.hstack(oneHot.castTo(bias.dataType()), bias);
+    /** Labels {@code [N, 2C]} for target rows (one-hot labels) and a bias, in the bias's data type. */
+    public static INDArray labels(INDArray targets, INDArray bias) {
+        return Nd4j.hstack(targets.castTo(bias.dataType()), bias);
     }
 
     private static INDArray[] split(INDArray labels, INDArray preOutput) {
         long c = preOutput.size(1);
         if (labels.rank() != 2 || labels.size(1) != 2 * c || labels.size(0) != preOutput.size(0)) {
-            throw new IllegalArgumentException("BiasedSoftmaxLoss: labels must be [N, 2C] = [one-hot | bias] with N = "
+            throw new IllegalArgumentException("BiasedSoftmaxLoss: labels must be [N, 2C] = [targets | bias] with N = "
                     + preOutput.size(0) + ", C = " + c + "; got " + java.util.Arrays.toString(labels.shape()));
         }
         INDArray y = labels.get(NDArrayIndex.all(), NDArrayIndex.interval(0, c));
@@ -61,8 +61,7 @@ public final class BiasedSoftmaxLoss implements ILossFunction {
     private static INDArray scoreColumn(INDArray labels, INDArray preOutput, IActivation activationFn, INDArray mask) {
         INDArray[] yb = split(labels, preOutput);
         INDArray z = biasedOutput(preOutput, activationFn, yb[1]);
-        INDArray logp = Nd4j.exec(new LogSoftMax(z, z.ulike()))[0];
-        INDArray s = logp.muli(yb[0].castTo(logp.dataType())).sum(true, 1).negi();
+        INDArray s = BiasedLogisticLoss.lossColumn(z, yb[0]);
         if (mask != null) applyMask(s, mask);
         return s;
     }
@@ -94,9 +93,7 @@ public final class BiasedSoftmaxLoss implements ILossFunction {
     public INDArray computeGradient(INDArray labels, INDArray preOutput, IActivation activationFn, INDArray mask) {
         INDArray[] yb = split(labels, preOutput);
         INDArray z = biasedOutput(preOutput, activationFn, yb[1]);
-        INDArray p = Nd4j.exec(new SoftMax(z, z.ulike()))[0];
-        INDArray y = yb[0].castTo(p.dataType());
-        INDArray dLdz = p.muliColumnVector(y.sum(true, 1)).subi(y);
+        INDArray dLdz = BiasedLogisticLoss.gradient(z, yb[0]);
         if (mask != null) applyMask(dLdz, mask);
         return activationFn.backprop(preOutput.dup(), dLdz).getFirst();
     }

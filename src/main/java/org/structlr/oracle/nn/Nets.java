@@ -1,5 +1,6 @@
 package org.structlr.oracle.nn;
 
+import org.structlr.oracle.BiasedLogisticLoss;
 import org.structlr.oracle.BiasedLogisticProblem;
 import org.structlr.oracle.ScoreFunction;
 import org.structlr.oracle.ZeroScore;
@@ -12,7 +13,6 @@ import java.util.function.Supplier;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
-import org.nd4j.linalg.api.ops.impl.transforms.custom.SoftMax;
 import org.nd4j.linalg.factory.Nd4j;
 
 /** Helpers shared by the DL4J-backed score functions and oracles. */
@@ -34,11 +34,10 @@ public final class Nets {
         return out.dataType() == features.dataType() ? out : out.castTo(features.dataType());
     }
 
-    /** Gradient of the mean loss with respect to the scores S [N, C]: (softmax(S + B) - Y) / N. */
+    /** Gradient of the mean loss with respect to the scores S [N, C]: (softmax(S + B) - Y) / N ({@link BiasedLogisticLoss#gradient}; N the total weight). */
     public static INDArray scoreGradient(INDArray scores, BiasedLogisticProblem p) {
         INDArray z = scores.add(p.bias().castTo(scores.dataType()));
-        INDArray pr = Nd4j.exec(new SoftMax(z, z.ulike()))[0];
-        return pr.subi(p.oneHot().castTo(pr.dataType())).divi(p.numRows());
+        return BiasedLogisticLoss.gradient(z, p.targetMatrix()).divi(p.totalWeight());
     }
 
     public static void save(MultiLayerNetwork net, Path dir) throws IOException {

@@ -16,7 +16,7 @@ import org.structlr.graph.FactorGraph;
 
 class GridMessagePassingTest {
 
-    /** Plain sequential double-precision star updates (DESIGN §1), checkerboard order, natural units. */
+    /** Plain sequential double-precision star updates (docs/design.md §1), checkerboard order, natural units. */
     static final class Naive {
         final FactorGraph g;
         final int L;

@@ -100,4 +100,31 @@ class ConstantOracleTest {
             assertTrue(after <= before, "call " + call + ": " + before + " -> " + after);
         }
     }
+
+    /** Weighted rows fit as the rows repeated; soft targets as the rows once per class weighted by their probabilities. */
+    @Test
+    void weightsAreRepeatedRowsAndSoftTargetsAMixOfLabels() {
+        BiasedLogisticProblem p = TestProblems.random(150, 1, 3, 1.0, 41, DataType.DOUBLE);
+        java.util.Random r = new java.util.Random(43);
+        int[] times = new int[p.numRows()];
+        for (int i = 0; i < times.length; i++) times[i] = r.nextInt(4);
+        BiasedLogisticProblem weighted = p.withTargets(p.targets().withWeights(java.util.Arrays.stream(times).asDoubleStream().toArray()));
+        ConstantOracle o = new ConstantOracle();
+        assertClose(((ConstantScore) o.fit(TestProblems.repeat(p, times), null)).weights(),
+                ((ConstantScore) o.fit(weighted, null)).weights());
+        double[] soft = new double[p.numRows() * 3];
+        for (int i = 0; i < p.numRows(); i++) {
+            double s = 0;
+            for (int k = 0; k < 3; k++) s += (soft[i * 3 + k] = r.nextDouble());
+            for (int k = 0; k < 3; k++) soft[i * 3 + k] /= s;
+        }
+        assertClose(((ConstantScore) o.fit(TestProblems.mixture(p, soft), null)).weights(),
+                ((ConstantScore) o.fit(p.withTargets(org.structlr.oracle.RowTargets.soft(soft, 3)), null)).weights());
+    }
+
+    private static void assertClose(double[] want, double[] got) {
+        double spread = java.util.Arrays.stream(want).max().getAsDouble() - java.util.Arrays.stream(want).min().getAsDouble();
+        assertTrue(spread > 0.05, "the classes must get different weights: " + java.util.Arrays.toString(want));
+        for (int k = 0; k < want.length; k++) assertEquals(want[k], got[k], 1e-9, "class " + k);
+    }
 }

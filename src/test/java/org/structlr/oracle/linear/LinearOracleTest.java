@@ -94,4 +94,40 @@ class LinearOracleTest {
         assertThrows(IllegalArgumentException.class, () -> new LinearOracle().fit(p, new ConstantScore(new double[]{0, 1})));
         assertThrows(IllegalArgumentException.class, () -> new LinearOracle().fit(p, new ZeroScore(3)));
     }
+
+    /**
+     * Weighted rows fit as the rows repeated, soft targets as the rows once per class weighted by
+     * their probabilities: the same optimum (two classes through the logistic form, three through
+     * the general row), and the same Newton curvature (LinearNewton for these few parameters).
+     */
+    @Test
+    void weightsAreRepeatedRowsAndSoftTargetsAMixOfLabels() {
+        for (int c : new int[]{2, 3}) {
+            BiasedLogisticProblem p = TestProblems.random(120, 3, c, 1.0, 31 + c, DataType.FLOAT);
+            java.util.Random r = new java.util.Random(c);
+            int[] times = new int[p.numRows()];
+            for (int i = 0; i < times.length; i++) times[i] = r.nextInt(3);
+            BiasedLogisticProblem weighted = p.withTargets(p.targets().withWeights(java.util.Arrays.stream(times).asDoubleStream().toArray()));
+            LinearOracle o = new LinearOracle(1e-10, 0, 200, 1, 1);
+            assertClose(centred(((LinearScore) o.fit(TestProblems.repeat(p, times), null)).weights()),
+                    centred(((LinearScore) o.fit(weighted, null)).weights()), 1e-6, c + " classes, weights");
+            double[] soft = new double[p.numRows() * c];
+            for (int i = 0; i < p.numRows(); i++) {
+                double s = 0;
+                for (int k = 0; k < c; k++) s += (soft[i * c + k] = r.nextDouble());
+                for (int k = 0; k < c; k++) soft[i * c + k] /= s;
+            }
+            BiasedLogisticProblem softP = p.withTargets(org.structlr.oracle.RowTargets.soft(soft, c));
+            assertClose(centred(((LinearScore) o.fit(TestProblems.mixture(p, soft), null)).weights()),
+                    centred(((LinearScore) o.fit(softP, null)).weights()), 1e-6, c + " classes, soft targets");
+        }
+    }
+
+    private static void assertClose(double[][] want, double[][] got, double tol, String what) {
+        double worst = 0;
+        for (int j = 0; j < want.length; j++) for (int k = 0; k < want[j].length; k++) worst = Math.max(worst, Math.abs(want[j][k] - got[j][k]));
+        assertTrue(worst <= tol, what + ": largest difference " + worst);
+        assertTrue(java.util.Arrays.stream(want).flatMapToDouble(java.util.Arrays::stream).map(Math::abs).max().orElse(0) > 0.05,
+                what + ": the fit must move W away from 0");
+    }
 }

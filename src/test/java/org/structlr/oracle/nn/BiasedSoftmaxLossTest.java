@@ -65,7 +65,7 @@ class BiasedSoftmaxLossTest {
         INDArray perRow = loss.computeScoreArray(BiasedSoftmaxLoss.labels(p), s, new ActivationIdentity(), null);
         assertEquals(sum, perRow.sumNumber().doubleValue(), 1e-9);
         // the bias really enters: a zero bias gives another value
-        INDArray zeroBias = BiasedSoftmaxLoss.labels(p.oneHot(), Nd4j.zeros(DataType.DOUBLE, 50, 4));
+        INDArray zeroBias = BiasedSoftmaxLoss.labels(p.targetMatrix(), Nd4j.zeros(DataType.DOUBLE, 50, 4));
         assertTrue(Math.abs(loss.computeScore(zeroBias, s, new ActivationIdentity(), null, false) - sum) > 1e-3);
         // gradient = softmax(s + b) - y
         INDArray g = loss.computeGradient(BiasedSoftmaxLoss.labels(p), s, new ActivationIdentity(), null);
