@@ -37,7 +37,7 @@ public final class Crf {
         model.save(dir);
     }
 
-    /** Writes the export folder (see the README's "Export" section). */
+    /** Writes the export folder (docs/guide/export.md: the files, the manifest, loading them in plain DL4J). */
     public void export(Path dir) throws IOException {
         ModelExport.export(model, dir);
     }

@@ -15,7 +15,7 @@ import org.structlr.inference.RandomPairwiseModels;
 import org.structlr.inference.StopRule;
 
 /**
- * The measurements behind the {@code infer} tables of the README (docs/wave2/uai.md): MAP quality
+ * The measurements behind the {@code infer} tables of docs/results.md (docs/wave2/uai.md): MAP quality
  * of each decoder against the exact MAP by enumeration on small random models with hard
  * constraints, the decoders on frustrated Ising grids, and time per sweep of the loop and ND4J
  * engines against graph size. Markdown on standard output. Run alone (timings):

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.structlr.learn.DataHashes;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
 import org.structlr.data.RemoteFiles;
@@ -132,9 +133,9 @@ final class TrainCommand implements Callable<Integer> {
             Dataset ds = Dataset.load(data.staged("--data"));
             reportData = ds;
             Training.checkApplicable(ds, unary, pairwise);
-            String hash = Training.dataHash(ds);
+            String hash = DataHashes.dataHash(ds);
             // the examples hash only where a checkpoint may be resumed on Spark (which cannot compute the data hash)
-            String examplesHash = from != null || checkpoint != null ? Training.examplesHash(ds) : null;
+            String examplesHash = from != null || checkpoint != null ? DataHashes.examplesHash(ds) : null;
             if (from != null) checkSameData(from, hash, examplesHash);
             StateSink sink = checkpointer(settings, threads, hash, examplesHash);
             try (TrainingProgress progress = progress(from)) {

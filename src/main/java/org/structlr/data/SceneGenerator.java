@@ -13,7 +13,7 @@ import javax.imageio.ImageIO;
 
 /**
  * A generated multi-class segmentation set in the layout of Pascal VOC 2012, the example the
- * README trains on: textured shapes on a textured background, where colour alone cannot tell the
+ * guide to your own images trains on (docs/guide/your-own-images.md): textured shapes on a textured background, where colour alone cannot tell the
  * classes apart (two pairs of classes share their mean colour) and texture can, with void
  * boundaries and images of varying sizes. Deterministic for a seed.
  *

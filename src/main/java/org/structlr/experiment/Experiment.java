@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.nd4j.linalg.api.ndarray.INDArray;
+import org.structlr.learn.DataHashes;
 import org.structlr.data.AtomicFiles;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
@@ -207,7 +208,7 @@ public final class Experiment {
     public TableResult runTable(List<String> kinds, Path out, Listener listener, boolean resume) throws IOException {
         if (kinds.isEmpty()) throw new IllegalArgumentException("no function classes");
         if (kinds.stream().distinct().count() != kinds.size()) throw new IllegalArgumentException("function classes repeat: " + kinds);
-        String dataHash = resume ? Training.dataHash(data) : null;
+        String dataHash = resume ? DataHashes.dataHash(data) : null;
         int total = kinds.size() * kinds.size();
         PairResult[] done = new PairResult[total];
         if (pairsAtOnce <= 1 || total == 1) {

@@ -131,6 +131,17 @@ public interface MessagePassing extends AutoCloseable {
         return messages().castTo(org.nd4j.linalg.api.buffer.DataType.FLOAT).reshape(-1).toFloatVector();
     }
 
+    /**
+     * Whether {@link #state()} and {@link #setState} are this engine's own exact state: true when a
+     * state taken and set back leaves the engine bit for bit as it was. The default (false) goes
+     * through {@link #messages()}, which rounds for an engine that keeps other units or more
+     * precision; a learner re-seats such an engine ({@code setMessages(messages())}) after each
+     * iteration so that an uninterrupted run and a resumed one continue from the same bits.
+     */
+    default boolean exactState() {
+        return false;
+    }
+
     /** Restores a {@link #state()} taken from an engine of the same class, graph and eps. */
     default void setState(float[] state) {
         int L = graph().maxLabels();

@@ -118,7 +118,7 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
             m.set("engines", engineNames);
             m.put("threads", threads);
             m.put("dataHash", dataHash == null ? "" : dataHash);
-            if (examplesHash != null) m.put(Training.EXAMPLES_HASH, examplesHash);
+            if (examplesHash != null) m.put(DataHashes.EXAMPLES_HASH, examplesHash);
             ObjectNode sec = m.putObject("seconds");
             sec.put("oracleFits", state.fitSeconds());
             sec.put("messagePassing", state.passingSeconds());
@@ -235,7 +235,7 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
             LearnerState state = new LearnerState(m.path("iteration").asInt(), unary, pair, engines[0], engines[1], engines[2], curve,
                     total, sec.path("oracleFits").asDouble(), sec.path("messagePassing").asDouble(), sec.path("evaluation").asDouble());
             return new Checkpoint(unaryKind, pairKind, settings, m.path("threads").asInt(), m.path("dataHash").asText(""),
-                    m.path(Training.EXAMPLES_HASH).asText(""), state);
+                    m.path(DataHashes.EXAMPLES_HASH).asText(""), state);
         } catch (IOException | IllegalArgumentException e) {
             throw new BadInputException(dir, "cannot load checkpoint: " + e.getMessage(), e);
         }

@@ -1,5 +1,7 @@
 package org.structlr.learn;
 
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.inference.MessagePassing;
 
@@ -15,7 +17,7 @@ import org.structlr.inference.MessagePassing;
  * @param state    the exact state, or null
  * @param messages the messages, flat {@code [E, 2, L]}; never null
  */
-public record EngineState(String engine, float[] state, float[] messages) {
+public record EngineState(String engine, float[] state, float[] messages) implements java.io.Serializable {
     public EngineState {
         if (messages == null) throw new IllegalArgumentException("an engine state needs its messages");
         if ((engine == null) != (state == null)) throw new IllegalArgumentException("an exact state needs the engine that made it");
@@ -23,7 +25,14 @@ public record EngineState(String engine, float[] state, float[] messages) {
 
     /** Both forms of {@code e}'s current state. */
     public static EngineState of(MessagePassing e) {
-        return new EngineState(e.getClass().getName(), e.state(), AlternatingLearner.flat(e.messages()));
+        return new EngineState(e.getClass().getName(), e.state(), flat(e.messages()));
+    }
+
+    /** A row-major float copy of any array (on the host). */
+    public static float[] flat(INDArray a) {
+        INDArray f = a.dataType() == DataType.FLOAT ? a : a.castTo(DataType.FLOAT);
+        if (f.ordering() != 'c' || f.isView() || f.data().length() != f.length()) f = f.dup('c');
+        return f.data().asFloat();
     }
 
     /** Whether {@link #restoreInto} restores {@code e} exactly (same engine class). */

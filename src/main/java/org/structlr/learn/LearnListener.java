@@ -9,5 +9,14 @@ public interface LearnListener {
     /** After every iteration, evaluated or not (before {@link #onIteration} when both apply). */
     default void onProgress(int iteration, int totalIterations) {}
 
+    /**
+     * After every iteration's learning, before its evaluation: the functions learned so far (what a
+     * validation set is scored with). False stops learning after this iteration, which is then
+     * evaluated, saved by a checkpoint sink, and the last (early stopping).
+     */
+    default boolean keepLearning(int iteration, Functions functions) {
+        return true;
+    }
+
     LearnListener NONE = (r, n) -> {};
 }

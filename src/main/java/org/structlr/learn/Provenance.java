@@ -4,11 +4,17 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.List;
 import java.util.Properties;
+import java.time.Instant;
 import org.nd4j.linalg.factory.Nd4j;
+import org.structlr.data.Dataset;
+import org.structlr.data.DatasetSummary;
 
 /**
- * What a model records about the software that made it, read from the class path at run time:
+ * What a model records about how it was made ({@code model.json} "provenance"): the data (its
+ * location, sizes, hashes and image recipe), the seed, the time, and the software, read from the
+ * class path at run time:
  * structlr's version and git commit ({@code structlr-build.properties}, written at build time by
  * the pom's antrun step), the versions of the libraries actually loaded (each jar's
  * {@code META-INF/maven/<group>/<artifact>/pom.properties}), the ND4J backend in use, and Java.
@@ -31,6 +37,33 @@ public final class Provenance {
     static final String UNKNOWN = "unknown";
 
     private Provenance() {}
+
+    /** Keys of the data set's {@link Dataset#INFO_FILE} copied into the model as its image recipe. */
+    public static final List<String> IMAGE_RECIPE_KEYS = List.of("unary_features", "height", "width", "longest", "own_size", "cell", "patch");
+
+    /** The provenance of a model trained on {@code data} (hashed here) with seed {@code seed}. */
+    public static Map<String, Object> of(Dataset data, long seed) {
+        return of(data.summary(), data.info(), Map.of(DataHashes.DATA_HASH, DataHashes.dataHash(data)), seed);
+    }
+
+    /** The provenance of a model trained on a data set with this summary, info file contents and hashes (in this order). */
+    public static Map<String, Object> of(DatasetSummary data, Map<String, Object> info, Map<String, String> hashes, long seed) {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("seed", seed);
+        p.putAll(hashes);
+        if (data.root() != null) p.put("data", data.root());
+        p.put("trainExamples", data.trainExamples());
+        p.put("grid", data.allImages());
+        p.put("testExamples", data.testExamples());
+        if (info.containsKey("unary_features")) {
+            Map<String, Object> recipe = new LinkedHashMap<>();
+            for (String k : IMAGE_RECIPE_KEYS) if (info.containsKey(k)) recipe.put(k, info.get(k));
+            p.put("images", recipe); // how predict must featurise new images (PredictCommand)
+        }
+        p.putAll(software()); // versions on the class path, ND4J backend, git commit
+        p.put("created", Instant.now().toString());
+        return p;
+    }
 
     /** The software entries of a model's provenance, in a fixed order. */
     public static Map<String, Object> software() {

@@ -25,7 +25,7 @@ import org.structlr.graph.FactorGraph;
  * <p>Impossible entries (a minus-infinity potential or message, a label a variable does not have)
  * stay impossible along every direction (their exp is 0 everywhere).
  */
-final class SubspaceObjective {
+public final class SubspaceObjective implements java.io.Serializable {
     private final double eps;
     private final int m;
     /** Region logits at x1 and their derivatives per direction; edges (L*L each) then variables (L each). */
@@ -36,7 +36,19 @@ final class SubspaceObjective {
     private final double[] dF;
 
     /** R, its gradient and Hessian at one b. */
-    record Eval(double value, double[] gradient, double[][] hessian) {}
+    public record Eval(double value, double[] gradient, double[][] hessian) implements java.io.Serializable {
+        /** The sum of two objectives' evaluations at the same b (partitions of the examples). */
+        public Eval plus(Eval o) {
+            double[] g = gradient.clone();
+            double[][] h = new double[hessian.length][];
+            for (int k = 0; k < g.length; k++) {
+                g[k] += o.gradient[k];
+                h[k] = hessian[k].clone();
+                for (int l = 0; l < h[k].length; l++) h[k][l] += o.hessian[k][l];
+            }
+            return new Eval(value + o.value, g, h);
+        }
+    }
 
     /**
      * @param thetaU [V*L] unary potentials at x1 (with the loss augmentation), row-major
@@ -117,7 +129,7 @@ final class SubspaceObjective {
     }
 
     /** R(b) summed over variables, its gradient and Hessian: one pass over every region entry. */
-    Eval at(double[] b) {
+    public Eval at(double[] b) {
         int LL = L * L;
         double[] s = new double[LL], w = new double[LL];
         double[] mean = new double[m], grad = new double[m];
@@ -166,19 +178,26 @@ final class SubspaceObjective {
     }
 
     /** The minimiser found and R there (summed); b all zero and R(0) when no step lowers R. */
-    record Minimum(double[] b, double value, double valueAtZero, int passes) {}
+    public record Minimum(double[] b, double value, double valueAtZero, int passes) {}
+
+    /** {@link #minimise(java.util.function.Function, int, int, double)} of this objective. */
+    Minimum minimise(int maxPasses, double relTol) {
+        return minimise(this::at, m, maxPasses, relTol);
+    }
 
     /**
-     * Damped Newton from b = 0: at most {@code maxPasses} passes, stopping when the Newton decrement
-     * g' H^-1 g / 2 (the predicted further decrease) is below {@code relTol} times the decrease so far.
+     * Damped Newton from b = 0 on {@code at} (R over an m-dimensional subspace, its gradient and
+     * Hessian: one objective's, or the sum of many, e.g. of Spark partitions'): at most
+     * {@code maxPasses} evaluations, stopping when the Newton decrement g' H^-1 g / 2 (the
+     * predicted further decrease) is below {@code relTol} times the decrease so far.
      */
-    Minimum minimise(int maxPasses, double relTol) {
+    static Minimum minimise(java.util.function.Function<double[], Eval> at, int m, int maxPasses, double relTol) {
         double[] b = new double[m];
-        Eval cur = at(b);
+        Eval cur = at.apply(b);
         double r0 = cur.value();
         int passes = 1;
         while (passes < maxPasses) {
-            double[] step = newtonStep(cur);
+            double[] step = newtonStep(cur, m);
             if (step == null) break;
             double dec = 0;
             for (int k = 0; k < m; k++) dec -= cur.gradient()[k] * step[k];
@@ -190,7 +209,7 @@ final class SubspaceObjective {
             while (passes < maxPasses) {
                 nb = new double[m];
                 for (int k = 0; k < m; k++) nb[k] = b[k] + t * step[k];
-                next = at(nb);
+                next = at.apply(nb);
                 passes++;
                 if (next.value() < cur.value()) break;
                 next = null;
@@ -204,7 +223,7 @@ final class SubspaceObjective {
     }
 
     /** -H^-1 g by Cholesky, with a small ridge when H is (nearly) singular; null when that fails. */
-    private double[] newtonStep(Eval e) {
+    private static double[] newtonStep(Eval e, int m) {
         double[][] h = e.hessian();
         double scale = 0;
         for (int k = 0; k < m; k++) scale = Math.max(scale, h[k][k]);

@@ -114,19 +114,9 @@ public final class Training {
         int L = data.numLabels();
         ExampleBatch train = new ExampleBatch(data.train(), L, types);
         ExampleBatch test = data.test().isEmpty() ? null : new ExampleBatch(data.test(), L, types);
-        // unary: the settings' seed; pairwise type t: seed + 1 + t (as the built-ins always did)
-        Oracle unaryOracle = unary.create(data.unaryDim(), settings.seed(), threads);
-        List<Oracle> pairOracles = new ArrayList<>();
-        for (int t = 0; t < types.size(); t++) {
-            pairOracles.add(pair.create(data.pairDim(), settings.seed() + 1 + t, threads));
-        }
         AlternatingLearner.Result r;
-        try {
-            r = new AlternatingLearner(settings, unaryOracle, pairOracles).train(train, test, from, listener, sink);
-        } finally {
-            // frees native caches (the booster's matrices); the fitted functions stay usable
-            for (Oracle o : pairOracles) closeQuietly(o);
-            closeQuietly(unaryOracle);
+        try (Oracles oracles = Oracles.create(data.summary(), unary, pair, settings, threads)) {
+            r = new AlternatingLearner(settings, oracles.unary(), oracles.pair()).train(train, test, from, listener, sink);
         }
         return outcome(data, unary, pair, settings, from, r);
     }
@@ -137,13 +127,13 @@ public final class Training {
      */
     public static Outcome outcome(Dataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings,
                                   LearnerState from, AlternatingLearner.Result r) {
-        return outcome(data.summary(), data.info(), Map.of(DATA_HASH, dataHash(data)), unary, pair, settings, from, r);
+        return outcome(data.summary(), data.info(), Map.of(DataHashes.DATA_HASH, DataHashes.dataHash(data)), unary, pair, settings, from, r);
     }
 
     /**
      * As {@link #outcome(Dataset, FunctionSpec, FunctionSpec, LearnSettings, LearnerState, AlternatingLearner.Result)}
      * for a data set read elsewhere: its summary, its {@link Dataset#INFO_FILE} contents and the
-     * hashes known of it ({@link #DATA_HASH} and/or {@link #EXAMPLES_HASH}) for the provenance.
+     * hashes known of it ({@link DataHashes#DATA_HASH} and/or {@link DataHashes#EXAMPLES_HASH}) for the provenance.
      */
     public static Outcome outcome(DatasetSummary data, Map<String, Object> info, Map<String, String> hashes, FunctionSpec unary,
                                   FunctionSpec pair, LearnSettings settings, LearnerState from, AlternatingLearner.Result r) {
@@ -154,7 +144,7 @@ public final class Training {
         List<ScoreFunction> pairFunctions = new ArrayList<>();
         for (int t = 0; t < types.size(); t++) pairFunctions.add(r.pair().get(t) != null ? r.pair().get(t) : new ZeroScore(L * L));
         Map<String, Object> s = settingsMap(unary, pair, settings);
-        Map<String, Object> prov = provenance(data, info, hashes, settings.seed());
+        Map<String, Object> prov = Provenance.of(data, info, hashes, settings.seed());
         IterationRecord last = r.curve().isEmpty() ? null : r.curve().get(r.curve().size() - 1);
         if (last != null) {
             prov.put("trainError", last.trainError());
@@ -168,16 +158,6 @@ public final class Training {
         org.structlr.data.ClassTable classes = Dataset.classes(info, L, (data.root() == null ? "<data set>" : data.root()) + "/" + Dataset.INFO_FILE);
         return new Outcome(new CrfModel(L, settings.eps(), data.unaryDim(), data.pairDim(), types, unaryFunction, pairFunctions, s, prov, classes),
                 r.curve(), r.fitSeconds(), r.passingSeconds(), r.evalSeconds());
-    }
-
-    private static void closeQuietly(Oracle o) {
-        if (o instanceof AutoCloseable c) {
-            try {
-                c.close();
-            } catch (Exception ignored) {
-                // a cache that cannot be freed is no reason to lose a trained model
-            }
-        }
     }
 
     /**
@@ -198,100 +178,5 @@ public final class Training {
         s.put("seed", settings.seed());
         s.put("schedule", settings.schedule());
         return s;
-    }
-
-    /** Keys of the data set's {@link Dataset#INFO_FILE} copied into the model as its image recipe. */
-    public static final List<String> IMAGE_RECIPE_KEYS = List.of("unary_features", "height", "width", "longest", "own_size", "cell", "patch");
-
-    public static Map<String, Object> provenance(Dataset data, long seed) {
-        return provenance(data.summary(), data.info(), Map.of(DATA_HASH, dataHash(data)), seed);
-    }
-
-    /** The provenance of a model trained on a data set with this summary, info file contents and hashes (in this order). */
-    public static Map<String, Object> provenance(DatasetSummary data, Map<String, Object> info, Map<String, String> hashes, long seed) {
-        Map<String, Object> p = new LinkedHashMap<>();
-        p.put("seed", seed);
-        p.putAll(hashes);
-        if (data.root() != null) p.put("data", data.root());
-        p.put("trainExamples", data.trainExamples());
-        p.put("grid", data.allImages());
-        p.put("testExamples", data.testExamples());
-        if (info.containsKey("unary_features")) {
-            Map<String, Object> recipe = new LinkedHashMap<>();
-            for (String k : IMAGE_RECIPE_KEYS) if (info.containsKey(k)) recipe.put(k, info.get(k));
-            p.put("images", recipe); // how predict must featurise new images (PredictCommand)
-        }
-        p.putAll(Provenance.software()); // versions on the class path, ND4J backend, git commit
-        p.put("created", Instant.now().toString());
-        return p;
-    }
-
-    /** Provenance key of {@link #dataHash}. */
-    public static final String DATA_HASH = "dataHash";
-    /** Provenance and checkpoint key of {@link #examplesHash}. */
-    public static final String EXAMPLES_HASH = "examplesHash";
-
-    /** SHA-256 over every training and test example's arrays, in order. */
-    public static String dataHash(Dataset data) {
-        MessageDigest md = sha256();
-        for (Example ex : data.all()) update(md, ex);
-        return HexFormat.of().formatHex(md.digest());
-    }
-
-    /**
-     * SHA-256 over the SHA-256s of every example ({@link #exampleDigest}), train then test then
-     * val: the hash of the same bytes as {@link #dataHash}, but one that machines holding different
-     * examples can compute together (each hashes its own, one machine hashes the digests in
-     * order), so that a data set read by Spark executors has a hash its driver can check a
-     * checkpoint against without reading the data.
-     */
-    public static String examplesHash(Dataset data) {
-        List<byte[]> digests = new ArrayList<>();
-        for (Example ex : data.all()) digests.add(exampleDigest(ex));
-        return examplesHash(digests);
-    }
-
-    /** {@link #examplesHash(Dataset)} from the examples' digests, in example order. */
-    public static String examplesHash(List<byte[]> digests) {
-        MessageDigest md = sha256();
-        for (byte[] d : digests) md.update(d);
-        return HexFormat.of().formatHex(md.digest());
-    }
-
-    /** SHA-256 of one example's arrays, the bytes {@link #dataHash} hashes for it. */
-    public static byte[] exampleDigest(Example ex) {
-        MessageDigest md = sha256();
-        update(md, ex);
-        return md.digest();
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** An example's features, edges and labels, little-endian. */
-    private static void update(MessageDigest md, Example ex) {
-        update(md, ex.unary());
-        update(md, ex.pairwise());
-        int[] e = ex.edges();
-        ByteBuffer b = ByteBuffer.allocate(4 * e.length).order(ByteOrder.LITTLE_ENDIAN);
-        for (int v : e) b.putInt(v);
-        md.update(b.array());
-        if (ex.hasLabels()) {
-            int[] y = ex.labels();
-            ByteBuffer c = ByteBuffer.allocate(4 * y.length).order(ByteOrder.LITTLE_ENDIAN);
-            for (int v : y) c.putInt(v);
-            md.update(c.array());
-        }
-    }
-
-    private static void update(MessageDigest md, float[] a) {
-        ByteBuffer b = ByteBuffer.allocate(4 * a.length).order(ByteOrder.LITTLE_ENDIAN);
-        for (float v : a) b.putFloat(v);
-        md.update(b.array());
     }
 }

@@ -41,9 +41,11 @@ public final class Potentials {
     /** [V, L] Hamming loss augmentation Delta_i(y) = [y != y_i]: 1 where y differs from the true label. */
     public static INDArray hammingLoss(ExampleBatch b) {
         int[] labels = b.labels();
-        INDArray d = Nd4j.ones(DataType.FLOAT, labels.length, b.numLabels());
-        for (int v = 0; v < labels.length; v++) d.putScalar(v, labels[v], 0f);
-        return d;
+        int L = b.numLabels();
+        float[] d = new float[labels.length * L];   // on the host, once per batch
+        java.util.Arrays.fill(d, 1f);
+        for (int v = 0; v < labels.length; v++) d[v * L + labels[v]] = 0f;
+        return Nd4j.create(d, new long[] {labels.length, L}, 'c');
     }
 
     /**
@@ -52,13 +54,19 @@ public final class Potentials {
      * when no variable is labelled.
      */
     public static double error(ExampleBatch b, int[] decoded) {
+        long[] c = wrongAndLabelled(b, decoded);
+        return c[1] == 0 ? Double.NaN : (double) c[0] / c[1];
+    }
+
+    /** {wrong labels, labelled variables} of decoded labels (void variables not counted): what {@link #error} divides. */
+    public static long[] wrongAndLabelled(ExampleBatch b, int[] decoded) {
         int[] labels = b.labels();
-        int wrong = 0, labelled = 0;
+        long wrong = 0, labelled = 0;
         for (int v = 0; v < labels.length; v++) {
             if (labels[v] == org.structlr.data.Example.VOID) continue;
             labelled++;
             if (decoded[v] != labels[v]) wrong++;
         }
-        return labelled == 0 ? Double.NaN : (double) wrong / labelled;
+        return new long[] {wrong, labelled};
     }
 }

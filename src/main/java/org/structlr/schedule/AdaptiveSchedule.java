@@ -1,7 +1,5 @@
 package org.structlr.schedule;
 
-import org.structlr.inference.MessagePassing;
-
 /**
  * Passes messages after a fit for as long as passing pays: in chunks of {@code chunk} sweeps, until
  * the dual's decrease per sweep falls below {@code ratio} times the objective decrease of the fit
@@ -14,7 +12,7 @@ import org.structlr.inference.MessagePassing;
  * sweep costs far less than an oracle call on the same rows). With messages settled late in
  * learning, the rule stops after {@code minSweeps}; right after large fits it passes longer.
  *
- * <p>Each chunk reads the dual once ({@link MessagePassing#dual()}, about one sweep's work).
+ * <p>Each chunk reads the dual once ({@link Schedule.Passing#dual()}, about one sweep's work).
  */
 public record AdaptiveSchedule(int chunk, int minSweeps, int maxSweeps, double ratio) implements Schedule {
 
@@ -29,7 +27,7 @@ public record AdaptiveSchedule(int chunk, int minSweeps, int maxSweeps, double r
     @Override public boolean needsFitGain() { return true; }
 
     @Override
-    public int passAfterFit(MessagePassing engine, Fit fit) {
+    public int passAfterFit(Passing engine, Fit fit) {
         engine.iterate(minSweeps);
         int done = minSweeps;
         // threshold per sweep: ratio * fit gain; a fit that gained nothing (or could not be measured) gets only minSweeps

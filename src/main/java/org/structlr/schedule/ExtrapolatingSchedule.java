@@ -1,7 +1,5 @@
 package org.structlr.schedule;
 
-import org.structlr.inference.MessagePassing;
-
 /**
  * Another schedule's message passing, with every iteration ending in an extrapolation step along
  * the iteration's displacement of the function parameters and the messages, kept only where the
@@ -14,7 +12,7 @@ public record ExtrapolatingSchedule(String name, Schedule passing) implements Sc
     @Override public boolean needsFitGain() { return passing.needsFitGain(); }
 
     @Override
-    public int passAfterFit(MessagePassing engine, Fit fit) {
+    public int passAfterFit(Passing engine, Fit fit) {
         return passing.passAfterFit(engine, fit);
     }
 }

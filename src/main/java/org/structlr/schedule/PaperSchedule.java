@@ -1,7 +1,5 @@
 package org.structlr.schedule;
 
-import org.structlr.inference.MessagePassing;
-
 /** The paper's Alg. 1: a fixed number of sweeps (25) after every fit. */
 public record PaperSchedule(int sweepsPerFit) implements Schedule {
 
@@ -14,7 +12,7 @@ public record PaperSchedule(int sweepsPerFit) implements Schedule {
     @Override public boolean needsFitGain() { return false; }
 
     @Override
-    public int passAfterFit(MessagePassing engine, Fit fit) {
+    public int passAfterFit(Passing engine, Fit fit) {
         engine.iterate(sweepsPerFit);
         return sweepsPerFit;
     }

@@ -1,7 +1,5 @@
 package org.structlr.schedule;
 
-import org.structlr.inference.MessagePassing;
-
 /**
  * How much message passing follows each oracle fit of the alternating learner (docs/design.md §1, Alg. 1).
  * A schedule only decides how many sweeps to run after a fit: every choice is a block-coordinate
@@ -40,7 +38,20 @@ public interface Schedule {
      * Runs the message passing that follows one fit on {@code engine} (whose potentials already hold
      * the new function) and returns the number of sweeps run.
      */
-    int passAfterFit(MessagePassing engine, Fit fit);
+    int passAfterFit(Passing engine, Fit fit);
+
+    /**
+     * What a schedule may do with the training examples' engines: sweep all of them, and read their
+     * summed smoothed dual A(lambda, theta). The learner's examples may live on one machine or in
+     * Spark partitions ({@code learn.ExampleStates}); a schedule sees only this.
+     */
+    interface Passing {
+        /** {@code sweeps} sweeps of star updates on every training example. */
+        void iterate(int sweeps);
+
+        /** The smoothed dual summed over the training examples (about one sweep's work). */
+        double dual();
+    }
 
     /**
      * What the learner knows about the fit just made.

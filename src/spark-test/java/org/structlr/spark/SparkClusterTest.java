@@ -72,29 +72,33 @@ class SparkClusterTest {
     }
 
     /**
-     * A worker (and with it its executor and the partitions cached there) killed while iteration 2
-     * runs: Spark reruns the lost tasks from the lineage and the run ends with the undisturbed
-     * run's model, bit for bit.
+     * A worker (and with it its executor and the partitions cached there) killed after iteration 1,
+     * before iteration 2 starts: the listener kills it and waits until the driver has seen the
+     * executor go, so the kill cannot land after training (the learner waits for the listener);
+     * iteration 2's stages then find the partitions gone, Spark reruns the lost tasks from the
+     * lineage, and the run ends with the undisturbed run's model, bit for bit.
      */
     @Test
     @Order(9)
-    void workerKilledDuringAnIterationChangesNothing() throws InterruptedException {
+    void workerKilledDuringTrainingChangesNothing() {
         if (undisturbed == null) undisturbed = onCluster(LearnListener.NONE);
-        Thread[] killer = new Thread[1];
+        int[] executorsBefore = new int[1], executorsAfter = new int[1];
         Training.Outcome disturbed = onCluster((rec, total) -> {
-            if (rec.iteration() == 1) {
-                killer[0] = new Thread(() -> {
-                    try {
-                        Thread.sleep(300);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                    cluster.killWorker(1);
-                });
-                killer[0].start();
+            if (rec.iteration() != 1) return;
+            org.apache.spark.SparkContext sc = org.apache.spark.SparkContext.getOrCreate();
+            executorsBefore[0] = sc.statusTracker().getExecutorInfos().length;   // the driver counts too
+            cluster.killWorker(1);
+            long deadline = System.nanoTime() + 120_000_000_000L;
+            while ((executorsAfter[0] = sc.statusTracker().getExecutorInfos().length) >= executorsBefore[0] && System.nanoTime() < deadline) {
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
             }
         });
-        killer[0].join();
+        assertEquals(3, executorsBefore[0], "two executors and the driver before the kill");
+        assertEquals(2, executorsAfter[0], "the driver saw the killed worker's executor go before iteration 2");
         assertEquals(undisturbed.curve().size(), disturbed.curve().size());
         for (int k = 0; k < undisturbed.curve().size(); k++) {
             IterationRecord a = undisturbed.curve().get(k), b = disturbed.curve().get(k);

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.structlr.learn.DataHashes;
 import org.structlr.cli.Main;
 import org.structlr.data.Dataset;
 import org.structlr.data.DatasetSummary;
@@ -146,7 +147,7 @@ class SparkDataTest {
             DatasetSummary l = local.summary();
             assertEquals(new DatasetSummary(blind(dir), l.trainExamples(), l.testExamples(), l.valExamples(), l.numLabels(), l.unaryDim(),
                     l.pairDim(), l.numPairTypes(), l.trainImages(), l.allImages()), ds.summary());
-            assertEquals(Training.examplesHash(local), ds.examplesHash());
+            assertEquals(DataHashes.examplesHash(local), ds.examplesHash());
             assertEquals(npzFiles(dir), DriverBlindFileSystem.READ_IN_TASKS, "every example was read in a Spark task");
             read = s.train(ds, "linear", "linear", SETTINGS, 1, LearnListener.NONE, null, StateSink.NONE);
         }
@@ -159,8 +160,8 @@ class SparkDataTest {
         }
         SparkLocalTest.assertSameCurve(one, read);
         assertEquals(parameters(shipped.model()), parameters(read.model()), "the same functions, bit for bit");
-        assertEquals(Training.examplesHash(local), read.model().provenance().get(Training.EXAMPLES_HASH));
-        assertNull(read.model().provenance().get(Training.DATA_HASH), "the driver cannot know the data hash");
+        assertEquals(DataHashes.examplesHash(local), read.model().provenance().get(DataHashes.EXAMPLES_HASH));
+        assertNull(read.model().provenance().get(DataHashes.DATA_HASH), "the driver cannot know the data hash");
     }
 
     /**
@@ -249,7 +250,7 @@ class SparkDataTest {
         assertEquals(List.of("iteration-000002"), names(tmp.resolve("ck-spark")), "one checkpoint, nothing temporary");
         Checkpoint saved = Checkpoint.load(tmp.resolve("ck-spark"));       // the one-machine reader, on the local folder
         assertNull(saved.dataHash());
-        assertEquals(Training.examplesHash(Dataset.load(dir)), saved.examplesHash());
+        assertEquals(DataHashes.examplesHash(Dataset.load(dir)), saved.examplesHash());
 
         Run c = run(OPTIONS, "train", "--spark", "local[2]", "--data", data, "--resume", blind(tmp.resolve("ck-spark")), "--iterations", "4",
                 "--checkpoint", blind(tmp.resolve("ck-resumed")), "--checkpoint-every", "1",

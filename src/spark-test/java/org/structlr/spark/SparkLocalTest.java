@@ -8,6 +8,9 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.structlr.learn.DataHashes;
 import org.structlr.data.Dataset;
 import org.structlr.data.DenoisingGenerator;
 import org.structlr.learn.Checkpoint;
@@ -48,6 +51,7 @@ class SparkLocalTest {
         assertEquals(expected.curve().size(), actual.curve().size());
         for (int k = 0; k < expected.curve().size(); k++) {
             IterationRecord e = expected.curve().get(k), a = actual.curve().get(k);
+            assertEquals(e.iteration(), a.iteration(), "the evaluated iterations");
             assertEquals(e.objective(), a.objective(), 1e-5 * Math.abs(e.objective()), "objective, iteration " + e.iteration());
             assertEquals(e.trainError(), a.trainError(), 0.0, "training error, iteration " + e.iteration());
             assertEquals(e.testError(), a.testError(), 0.0, "test error, iteration " + e.iteration());
@@ -72,6 +76,71 @@ class SparkLocalTest {
         assertSameCurve(one, resumedHere);
         Training.Outcome resumedOnSpark = spark("local[2]", u, p, Checkpoint.load(fromOne).state(), StateSink.NONE);
         assertSameCurve(one, resumedOnSpark);
+    }
+
+    /**
+     * The schedules that pass adaptively (a Spark job per dual read) and extrapolate (the line's R
+     * summed over partitions, a stage per move), evaluating every k-th iteration: one machine's rows
+     * (the same iterations), objective within 1e-5 relative, the same errors. The schedule must
+     * matter here: its final objective is not the paper schedule's.
+     */
+    @ParameterizedTest
+    @CsvSource({"adaptive, 2", "adaptive-extrapolate, 3"})
+    void everyScheduleWithEvalEveryOnLocal2MatchesOneMachine(String schedule, int evalEvery) {
+        LearnSettings s = new LearnSettings(5, 0.1, 5, 10, evalEvery, 3, schedule);
+        Training.Outcome one = Training.train(data, "linear", "linear", s, 1, LearnListener.NONE);
+        Training.Outcome paper = Training.train(data, "linear", "linear", s.withSchedule("paper"), 1, LearnListener.NONE);
+        assertTrue(Math.abs(last(one).objective() - last(paper).objective()) > 1e-3 * last(paper).objective(),
+                schedule + " ends where the paper schedule does: the test would not see it");
+        Training.Outcome spark = new SparkTraining().train("local[2]", data, "linear", "linear", s, 1, LearnListener.NONE, null, StateSink.NONE);
+        assertEquals(rows(s), one.curve().stream().map(IterationRecord::iteration).toList());
+        assertSameCurve(one, spark);
+    }
+
+    /** The iterations a run with these settings evaluates. */
+    static java.util.List<Integer> rows(LearnSettings s) {
+        java.util.List<Integer> out = new java.util.ArrayList<>();
+        for (int it = 1; it <= s.iterations(); it++) if (s.evaluates(it)) out.add(it);
+        return out;
+    }
+
+    /**
+     * The command line: {@code train --spark local[2] --schedule extrapolate --eval-every 5} on a
+     * denoising set gives one machine's curve (rows 1, 5, 10; objective within 1e-5 relative, the
+     * same errors), and extrapolation took steps (the paper schedule's curve is another).
+     */
+    @Test
+    void extrapolateEvalEvery5FromTheCommandLineMatchesOneMachine() throws IOException {
+        Path dataDir = tmp.resolve("cli-data");
+        new DenoisingGenerator().generateTo(dataDir, 4, 4, 32, 32, 17);
+        String[] common = {"train", "--data", dataDir.toString(), "--unary", "linear", "--pairwise", "linear", "--iterations", "10",
+                "--sweeps", "10", "--eval-sweeps", "10", "--eval-every", "5", "--threads", "1", "--quiet"};
+        java.util.List<double[]> one = csv(common, "--schedule", "extrapolate", "--csv", tmp.resolve("one.csv").toString());
+        java.util.List<double[]> two = csv(common, "--schedule", "extrapolate", "--spark", "local[2]", "--csv", tmp.resolve("two.csv").toString());
+        java.util.List<double[]> paper = csv(common, "--schedule", "paper", "--csv", tmp.resolve("paper.csv").toString());
+        assertEquals(java.util.List.of(1.0, 5.0, 10.0), one.stream().map(r -> r[0]).toList());
+        assertEquals(one.size(), two.size());
+        for (int k = 0; k < one.size(); k++) {
+            double[] a = one.get(k), b = two.get(k);
+            assertEquals(a[0], b[0], 0.0, "iteration");
+            assertEquals(a[1], b[1], 1e-5 * Math.abs(a[1]), "objective, iteration " + a[0]);
+            assertEquals(a[2], b[2], 0.0, "training error, iteration " + a[0]);
+            assertEquals(a[3], b[3], 0.0, "test error, iteration " + a[0]);
+        }
+        assertTrue(one.get(2)[1] < paper.get(2)[1] - 1e-3, "extrapolation ends below the paper schedule: " + one.get(2)[1] + " vs " + paper.get(2)[1]);
+    }
+
+    /** Runs {@code train} and reads its --csv: iteration, objective, train error, test error per row. */
+    private java.util.List<double[]> csv(String[] common, String... more) throws IOException {
+        String[] args = java.util.Arrays.copyOf(common, common.length + more.length);
+        System.arraycopy(more, 0, args, common.length, more.length);
+        SparkClusterTest.Run r = SparkClusterTest.cli(args);
+        assertEquals(org.structlr.cli.Main.EXIT_OK, r.code(), r.err());
+        Path file = Path.of(more[java.util.Arrays.asList(more).indexOf("--csv") + 1]);
+        return java.nio.file.Files.readAllLines(file).stream().skip(1).map(l -> {
+            String[] f = l.split(",");
+            return new double[] {Double.parseDouble(f[0]), Double.parseDouble(f[1]), Double.parseDouble(f[2]), Double.parseDouble(f[3])};
+        }).toList();
     }
 
     /** Constant unary (per-partition aggregates into the single-machine Newton), zero pairwise. */
@@ -210,7 +279,7 @@ class SparkLocalTest {
     record SaveAt(int at, Path dir, String u, String p) implements StateSink {
         @Override public boolean wants(int iteration, int total) { return iteration == at; }
         @Override public void accept(LearnerState s) throws IOException {
-            new Checkpoint(u, p, SETTINGS, 1, Training.dataHash(data), s).save(dir);
+            new Checkpoint(u, p, SETTINGS, 1, DataHashes.dataHash(data), s).save(dir);
         }
     }
 }

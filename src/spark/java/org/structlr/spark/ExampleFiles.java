@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.hadoop.fs.FileSystem;
+import org.structlr.learn.DataHashes;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
 import org.structlr.data.DatasetFiles;
@@ -121,7 +122,7 @@ final class ExampleFiles {
             } catch (BadInputException ex) {
                 return failed(ex.getMessage().replace(tmp.toString(), location));
             }
-            return new FileRead(ExampleRecord.of(e, location), ExampleFacts.of(e, location), Training.exampleDigest(e), null);
+            return new FileRead(ExampleRecord.of(e, location), ExampleFacts.of(e, location), DataHashes.exampleDigest(e), null);
         } catch (FileNotFoundException e) {
             return failed(location + ": missing file: no such file");
         } catch (IOException e) {

@@ -11,6 +11,7 @@ import java.util.Map;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.slf4j.LoggerFactory;
+import org.structlr.learn.DataHashes;
 import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
 import org.structlr.data.DatasetFiles;
@@ -22,14 +23,15 @@ import org.structlr.learn.ClusterTraining.ClusterDataset;
 import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.LearnerState;
+import org.structlr.learn.Oracles;
 import org.structlr.learn.StateSink;
 import org.structlr.learn.Training;
 import org.structlr.oracle.FunctionSpec;
-import org.structlr.oracle.Oracle;
 
 /**
  * {@code train --spark MASTER}: opens a Spark context on {@code MASTER} (or joins the one
- * spark-submit made), runs the {@link SparkLearner} and builds the model exactly as
+ * spark-submit made), runs the one learning loop ({@link AlternatingLearner}) over the examples in
+ * Spark partitions ({@link PartitionStates}) and builds the model exactly as
  * {@link Training#train} does. Settings read from the Spark configuration:
  * {@code spark.structlr.partitions} (blocks per split; default: the context's default parallelism)
  * {@code spark.structlr.cutEvery} (iterations between lineage cuts; default 5),
@@ -52,10 +54,13 @@ public final class SparkTraining implements ClusterTraining {
                                   int threads, LearnListener listener, LearnerState from, StateSink sink) {
         Training.checkApplicable(data, unary.name(), pair.name());
         try (Session s = new Session(master)) {
-            AlternatingLearner.Result r = s.learn(data.summary(), unary, pair, settings, threads,
-                    learner -> learner.train(data.train(), data.test(), data.numLabels(), Training.pairTypeNames(data.numPairTypes()),
-                            data.unaryDim(), data.pairDim(), from, listener, sink));
-            return Training.outcome(data, unary, pair, settings, from, r);
+            BlockData blocks = BlockData.shipped(s.context(), data.train(), data.test(), s.partitions);
+            try {
+                AlternatingLearner.Result r = s.learn(data.summary(), blocks, unary, pair, settings, threads, from, listener, sink);
+                return Training.outcome(data, unary, pair, settings, from, r);
+            } finally {
+                blocks.release();
+            }
         }
     }
 
@@ -139,7 +144,7 @@ public final class SparkTraining implements ClusterTraining {
             List<ExampleFacts> facts = all.stream().map(ExampleFiles.FileRead::facts).toList();
             DatasetSummary summary = Dataset.check(location, facts.subList(0, nTrain), facts.subList(nTrain, nTrain + nTest),
                     facts.subList(nTrain + nTest, facts.size()));
-            String hash = Training.examplesHash(all.stream().map(ExampleFiles.FileRead::digest).toList());
+            String hash = DataHashes.examplesHash(all.stream().map(ExampleFiles.FileRead::digest).toList());
             int[] edges = facts.stream().mapToInt(ExampleFacts::numEdges).toArray();
             BlockData withEdges = data.withEdges(Arrays.copyOfRange(edges, 0, nTrain), Arrays.copyOfRange(edges, nTrain, nTrain + nTest));
             return new ReadDataset(summary, info, hash, withEdges);
@@ -151,26 +156,20 @@ public final class SparkTraining implements ClusterTraining {
             if (!(data instanceof ReadDataset d)) throw new IllegalArgumentException("not a data set read by this session");
             DatasetSummary s = d.summary();
             Training.checkApplicable(s, unary.name(), pair.name());
-            AlternatingLearner.Result r = learn(s, unary, pair, settings, threads,
-                    learner -> learner.train(d.data(), s.numLabels(), Training.pairTypeNames(s.numPairTypes()), s.unaryDim(), s.pairDim(),
-                            from, listener, sink));
-            return Training.outcome(s, d.info(), Map.of(Training.EXAMPLES_HASH, d.examplesHash()), unary, pair, settings, from, r);
+            AlternatingLearner.Result r = learn(s, d.data(), unary, pair, settings, threads, from, listener, sink);
+            return Training.outcome(s, d.info(), Map.of(DataHashes.EXAMPLES_HASH, d.examplesHash()), unary, pair, settings, from, r);
         }
 
-        /** Runs {@code body} with a learner for these classes on this session's context, the oracles closed after. */
-        AlternatingLearner.Result learn(DatasetSummary data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads,
-                                        java.util.function.Function<SparkLearner, AlternatingLearner.Result> body) {
+        /** The one learning loop over the blocks of {@code blocks} on this session's context, the oracles closed after. */
+        AlternatingLearner.Result learn(DatasetSummary data, BlockData blocks, FunctionSpec unary, FunctionSpec pair, LearnSettings settings,
+                                        int threads, LearnerState from, LearnListener listener, StateSink sink) {
             List<String> types = Training.pairTypeNames(data.numPairTypes());
             JavaSparkContext sc = context();
-            Oracle unaryOracle = unary.create(data.unaryDim(), settings.seed(), threads);
-            List<Oracle> pairOracles = new ArrayList<>();
-            try {
-                for (int t = 0; t < types.size(); t++) pairOracles.add(pair.create(data.pairDim(), settings.seed() + 1 + t, threads));
-                return body.apply(new SparkLearner(sc, settings, unaryOracle, pairOracles, partitions, cutEvery,
-                        !LINEAGE_ON_DRIVER.equals(sc.getConf().get(LINEAGE_DIR, null)) && sc.sc().getCheckpointDir().isDefined()));
-            } finally {
-                for (Oracle o : pairOracles) closeQuietly(o);
-                closeQuietly(unaryOracle);
+            Oracles oracles = Oracles.create(data, unary, pair, settings, threads);
+            boolean lineageOnExecutors = !LINEAGE_ON_DRIVER.equals(sc.getConf().get(LINEAGE_DIR, null)) && sc.sc().getCheckpointDir().isDefined();
+            try (oracles; PartitionStates states = new PartitionStates(sc, blocks, settings.eps(), settings.evalSweeps() > 0, data.numLabels(), types,
+                    data.unaryDim(), data.pairDim(), cutEvery, lineageOnExecutors)) {
+                return new AlternatingLearner(settings, oracles.unary(), oracles.pair()).train(states, from, listener, sink);
             }
         }
 
@@ -229,15 +228,5 @@ public final class SparkTraining implements ClusterTraining {
             }
         }
         throw new BadInputException("--spark " + master + ": cannot reach the Spark master (nothing answers at that address)");
-    }
-
-    private static void closeQuietly(Oracle o) {
-        if (o instanceof AutoCloseable c) {
-            try {
-                c.close();
-            } catch (Exception ignored) {
-                // a cache that cannot be freed is no reason to lose a trained model
-            }
-        }
     }
 }

@@ -75,14 +75,19 @@ class LauncherTest {
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.environment().put("OMP_NUM_THREADS", "1");
         pb.environment().putAll(env);
-        Path out = Files.createTempFile(dir, "out", ".txt"), err = Files.createTempFile(dir, "err", ".txt");
-        pb.redirectOutput(out.toFile()).redirectError(err.toFile());
-        Process p = pb.start();
-        if (!p.waitFor(10, TimeUnit.MINUTES)) {
-            p.destroyForcibly();
-            throw new AssertionError("structlr " + String.join(" ", args) + " did not finish in 10 minutes");
+        Path out = Files.createTempFile("structlr-launcher", ".out"), err = Files.createTempFile("structlr-launcher", ".err");
+        try {
+            pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+            Process p = pb.start();
+            if (!p.waitFor(10, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                throw new AssertionError("structlr " + String.join(" ", args) + " did not finish in 10 minutes");
+            }
+            return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
         }
-        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
     }
 
     static Run run(Path launcher, String... args) throws Exception {

@@ -47,7 +47,8 @@ class TrainSparkOptionTest {
     /** {@code predict --spark} likewise: the one error and no output in the default build (the Spark build's test is SparkPredictTest). */
     @Test
     void predictSparkOptionNeedsTheSparkBuild() throws IOException {
-        if (ServiceLoader.load(org.structlr.model.ClusterPrediction.class).findFirst().isPresent()) return;   // the Spark build: SparkPredictTest
+        org.junit.jupiter.api.Assumptions.assumeFalse(ServiceLoader.load(org.structlr.model.ClusterPrediction.class).findFirst().isPresent(),
+                "the Spark build: predict --spark is SparkPredictTest's");
         Path in = tmp.resolve("in.npz"), out = tmp.resolve("out.npz"), model = tmp.resolve("model");
         Files.createDirectories(model);
         org.structlr.data.ExampleIO.write(in, new DenoisingGenerator().generate(1, 0, 6, 6, 3).train().get(0));

@@ -42,7 +42,7 @@ class CheckpointResumeTest {
         SaveAt(int at, Path dir, String u, String p) { this.at = at; this.dir = dir; this.u = u; this.p = p; }
         @Override public boolean wants(int iteration, int total) { return iteration == at; }
         @Override public void accept(LearnerState s) throws IOException {
-            new Checkpoint(u, p, SETTINGS, 1, Training.dataHash(data), s).save(dir);
+            new Checkpoint(u, p, SETTINGS, 1, DataHashes.dataHash(data), s).save(dir);
         }
     }
 
@@ -75,7 +75,7 @@ class CheckpointResumeTest {
         Training.train(data, "linear", "linear", s, 1, LearnListener.NONE, null, new StateSink() {
             @Override public boolean wants(int iteration, int total) { return iteration == 2; }
             @Override public void accept(LearnerState st) throws IOException {
-                new Checkpoint("linear", "linear", s, 1, Training.dataHash(data), st).save(ck);
+                new Checkpoint("linear", "linear", s, 1, DataHashes.dataHash(data), st).save(ck);
             }
         });
         Checkpoint cp = Checkpoint.load(ck);
@@ -103,7 +103,7 @@ class CheckpointResumeTest {
         StateSink at3 = new StateSink() {
             @Override public boolean wants(int iteration, int total) { return iteration == 3; }
             @Override public void accept(LearnerState s) throws IOException {
-                new Checkpoint(u, p, sparse, 1, Training.dataHash(data), s).save(ck);
+                new Checkpoint(u, p, sparse, 1, DataHashes.dataHash(data), s).save(ck);
             }
         };
         Training.Outcome some = Training.train(data, u, p, sparse, 1, listener, null, at3);

@@ -24,7 +24,7 @@ class ProvenanceTest {
 
     @Test
     void versionsAreThoseThePomAsksFor() throws Exception {
-        Map<String, Object> p = Training.provenance(new DenoisingGenerator().generate(1, 0, 8, 8, 1), 1);
+        Map<String, Object> p = Provenance.of(new DenoisingGenerator().generate(1, 0, 8, 8, 1), 1);
         String dl4j = pomValue("<dl4j.version>([^<]+)</dl4j.version>");
         assertEquals(dl4j, p.get("nd4j"));
         assertEquals(dl4j, p.get("deeplearning4j"));

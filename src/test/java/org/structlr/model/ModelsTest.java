@@ -26,7 +26,7 @@ import org.structlr.data.Dataset;
 import org.structlr.data.DenoisingGenerator;
 import org.structlr.features.HorseLoader;
 import org.structlr.features.ImageFeatures;
-import org.structlr.learn.Training;
+import org.structlr.learn.DataHashes;
 
 /**
  * The ready-made models under models/ load as shipped, and their cards are true: the data the card
@@ -95,7 +95,7 @@ class ModelsTest {
         String trained = card.path("data_hash").asText();
         assertEquals(trained, model.provenance().get("dataHash"), dir + ": card.json data_hash is not the data hash the model recorded");
         String today = card.has("data_hash_today") ? card.path("data_hash_today").asText() : trained;
-        assertEquals(today, Training.dataHash(data), dir + ": the rebuilt data's hash is not the card's");
+        assertEquals(today, DataHashes.dataHash(data), dir + ": the rebuilt data's hash is not the card's");
         Object commit = model.provenance().get("gitCommit");
         if (commit != null) assertEquals(commit, card.path("commit").asText(), dir + ": card.json commit is not the provenance's");
 

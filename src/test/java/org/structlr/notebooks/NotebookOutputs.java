@@ -154,6 +154,43 @@ public final class NotebookOutputs {
         return NUMBER.matcher(TMP.matcher(text).replaceAll("<tmp>")).replaceAll("#");
     }
 
+    /**
+     * The numbers a cell printed (temporary paths left out), in order: what a cell tagged
+     * {@value #EXACT} or {@value #CLOSE} must reproduce.
+     */
+    static List<Double> numbers(JsonNode outputs) {
+        List<Double> out = new ArrayList<>();
+        for (JsonNode o : outputs) {
+            if (!o.path("output_type").asText().equals("stream")) continue;
+            java.util.regex.Matcher m = NUMBER.matcher(TMP.matcher(joined(o.path("text"))).replaceAll("<tmp>"));
+            while (m.find()) out.add(Double.parseDouble(m.group()));
+        }
+        return out;
+    }
+
+    /** Cell tag: every number printed must equal the stored one (results that do not depend on the machine). */
+    static final String EXACT = "numbers-exact";
+    /**
+     * Cell tag: every number printed must be within {@link #CLOSE_ABSOLUTE} or {@link #CLOSE_RELATIVE}
+     * of the stored one (results of seeded training whose last digits may move with the CPU's
+     * arithmetic: DL4J, BLAS).
+     */
+    static final String CLOSE = "numbers-close";
+    static final double CLOSE_ABSOLUTE = 0.02, CLOSE_RELATIVE = 0.05;
+
+    /** Null when {@code now} reproduces {@code stored} as the tags ask, else what differs. */
+    static String numbersDiffer(List<String> tags, List<Double> stored, List<Double> now) {
+        boolean exact = tags.contains(EXACT), close = tags.contains(CLOSE);
+        if (!exact && !close) return null;
+        if (stored.size() != now.size()) return "printed " + now.size() + " numbers, stored " + stored.size();
+        for (int i = 0; i < stored.size(); i++) {
+            double a = stored.get(i), b = now.get(i);
+            boolean ok = exact ? a == b : Math.abs(a - b) <= Math.max(CLOSE_ABSOLUTE, CLOSE_RELATIVE * Math.abs(a));
+            if (!ok) return "number " + (i + 1) + ": " + b + " now, " + a + " stored (" + (exact ? EXACT : CLOSE) + ")";
+        }
+        return null;
+    }
+
     private static String joined(JsonNode text) {
         if (text.isTextual()) return text.asText();
         StringBuilder b = new StringBuilder();

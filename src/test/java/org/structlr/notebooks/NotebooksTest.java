@@ -91,6 +91,9 @@ class NotebooksTest {
                 List<String> want = now == null ? List.of() : NotebookOutputs.comparable(now);
                 assertEquals(want, NotebookOutputs.comparable(stored), nb.getFileName() + ", cell " + c.number()
                         + ": stored outputs differ from a new run; regenerate them with scripts/notebooks");
+                String numbers = NotebookOutputs.numbersDiffer(c.tags(), NotebookOutputs.numbers(stored),
+                        now == null ? List.of() : NotebookOutputs.numbers(NotebookOutputs.outputs(now, 1)));
+                assertNull(numbers, nb.getFileName() + ", cell " + c.number() + ": " + numbers);
             }
         }));
     }
@@ -140,6 +143,14 @@ class NotebooksTest {
             String tmp = System.getProperty("java.io.tmpdir").replaceAll("/$", "");
             assertEquals(NotebookOutputs.comparable(new NotebookRunner.CellOutput("error 0.1234 in 1.5 s, " + tmp + "/structlr-a1/x\n", "3", null)),
                     NotebookOutputs.comparable(new NotebookRunner.CellOutput("error 0.1301 in 12.25 s, " + tmp + "/structlr-b22/x\n", "4", null)));
+            // tagged cells compare their numbers too: exactly, or within a tolerance
+            assertNull(NotebookOutputs.numbersDiffer(List.of(), List.of(1.0), List.of(2.0)));
+            assertNull(NotebookOutputs.numbersDiffer(List.of(NotebookOutputs.CLOSE), List.of(0.1234, 40.0), List.of(0.1301, 41.0)));
+            assertNotNull(NotebookOutputs.numbersDiffer(List.of(NotebookOutputs.CLOSE), List.of(0.1234), List.of(0.2234)));
+            assertNotNull(NotebookOutputs.numbersDiffer(List.of(NotebookOutputs.EXACT), List.of(24.0), List.of(25.0)));
+            assertNotNull(NotebookOutputs.numbersDiffer(List.of(NotebookOutputs.EXACT), List.of(24.0), List.of(24.0, 1.0)));
+            assertEquals(List.of(0.25, 3.0), NotebookOutputs.numbers(NotebookOutputs.outputs(
+                    new NotebookRunner.CellOutput("error 0.25 after 3 iterations in " + tmp + "/structlr-9/x\n", null, null), 1)));
             assertNotEquals(NotebookOutputs.comparable(new NotebookRunner.CellOutput("test error 0.1\n", null, null)),
                     NotebookOutputs.comparable(new NotebookRunner.CellOutput("train error 0.1\n", null, null)));
             assertNotEquals(NotebookOutputs.comparable(new NotebookRunner.CellOutput("", "3", null)),

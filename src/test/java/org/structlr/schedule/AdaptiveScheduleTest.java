@@ -4,14 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
-import org.nd4j.linalg.api.ndarray.INDArray;
-import org.structlr.graph.FactorGraph;
-import org.structlr.inference.MessagePassing;
 
 class AdaptiveScheduleTest {
 
     /** An engine whose dual after n sweeps is dualAfter[n]: the stopping rule sees exactly these numbers. */
-    static final class ScriptedEngine implements MessagePassing {
+    static final class ScriptedEngine implements Schedule.Passing {
         final double[] dualAfter;
         int sweeps;
 
@@ -19,17 +16,6 @@ class AdaptiveScheduleTest {
 
         @Override public void iterate(int n) { sweeps += n; }
         @Override public double dual() { return dualAfter[Math.min(sweeps, dualAfter.length - 1)]; }
-        @Override public FactorGraph graph() { throw new UnsupportedOperationException(); }
-        @Override public double eps() { return 0.1; }
-        @Override public void setPotentials(INDArray u, INDArray p) { throw new UnsupportedOperationException(); }
-        @Override public double primal() { throw new UnsupportedOperationException(); }
-        @Override public INDArray unaryBeliefs() { throw new UnsupportedOperationException(); }
-        @Override public INDArray pairBeliefs() { throw new UnsupportedOperationException(); }
-        @Override public int[] decode() { throw new UnsupportedOperationException(); }
-        @Override public INDArray messages() { throw new UnsupportedOperationException(); }
-        @Override public void setMessages(INDArray m) { throw new UnsupportedOperationException(); }
-        @Override public void resetMessages() { throw new UnsupportedOperationException(); }
-        @Override public INDArray incomingMessageSums() { throw new UnsupportedOperationException(); }
     }
 
     /** Dual falling by 10 per sweep for the first 6 sweeps, then by 0.5, then by 0.01. */

@@ -321,6 +321,11 @@ public final class FusedGridMessagePassing implements MessagePassing {
         markImpossible();
     }
 
+    @Override
+    public boolean exactState() {
+        return true;
+    }
+
     /** Both colours' message planes, padding included, colour 0 first: exactly what the sweeps read and write. */
     @Override
     public float[] state() {

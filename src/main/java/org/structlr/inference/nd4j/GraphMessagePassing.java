@@ -531,6 +531,11 @@ public final class GraphMessagePassing implements MessagePassing {
         recomputeU();
     }
 
+    @Override
+    public boolean exactState() {
+        return true;
+    }
+
     /** Lam {@code [L, slots]} then U {@code [L, n]} of each colour class, eps units, bit for bit (see {@link StatePacking}). */
     @Override
     public float[] state() {

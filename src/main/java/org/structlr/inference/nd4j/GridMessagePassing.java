@@ -97,6 +97,8 @@ public final class GridMessagePassing implements MessagePassing {
      * The planes lam (colour 0, then 1) and U (colour 0, then 1) in the engine's units (eps) and
      * layout, bit for bit (DOUBLE engines: two floats per value, see {@link StatePacking}).
      */
+    @Override public boolean exactState() { return true; }
+
     @Override public float[] state() { return planes.state(); }
 
     @Override public void setState(float[] state) { planes.setState(state); }
