@@ -5,6 +5,8 @@ import java.util.Map;
 import java.util.Objects;
 import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
+import org.structlr.learn.RowWeights;
+import org.structlr.learn.StateSink;
 import org.structlr.learn.Training;
 import org.structlr.oracle.FunctionSpec;
 
@@ -21,12 +23,15 @@ public final class CrfTrainer {
     private final FunctionSpec unary, pairwise;
     private final LearnSettings settings;
     private final int threads;
+    private final RowWeights weights;
 
     private CrfTrainer(Builder b) {
         this.unary = FunctionSpec.unary(b.unary, b.unaryOptions);
         this.pairwise = FunctionSpec.pairwise(b.pairwise, b.pairwiseOptions);
         this.settings = new LearnSettings(b.iterations, b.eps, b.sweeps, b.evalSweeps, b.seed);
         this.threads = b.threads;
+        RowWeights w = b.classWeights == null ? RowWeights.NONE : RowWeights.classes(b.classWeights);
+        this.weights = w.withExamples(b.exampleWeights);
     }
 
     public static Builder builder() {
@@ -35,16 +40,18 @@ public final class CrfTrainer {
 
     /** Trains on {@code data.train()}; the test examples (if any) are evaluated after every iteration. */
     public Crf train(CrfData data) {
-        return new Crf(Training.train(data.dataset, unary, pairwise, settings, threads, LearnListener.NONE).model());
+        return new Crf(Training.train(data.dataset, unary, pairwise, settings, weights, threads, LearnListener.NONE, null, StateSink.NONE).model());
     }
 
     /** Settings with the paper's defaults: linear/linear, 100 iterations, eps 0.1, 25 sweeps, 50 evaluation sweeps, seed 1. */
     public static final class Builder {
         private String unary = "linear", pairwise = "linear";
-        private int iterations = 100, sweeps = 25, evalSweeps = 50, threads = 1;
+        private int iterations = 100, sweeps = 25, evalSweeps = LearnSettings.AUTO_EVAL_SWEEPS, threads = 1;
         private double eps = 0.1;
         private long seed = 1;
         private final Map<String, String> unaryOptions = new LinkedHashMap<>(), pairwiseOptions = new LinkedHashMap<>();
+        private String classWeights;
+        private double[] exampleWeights;
 
         private Builder() {}
 
@@ -63,11 +70,15 @@ public final class CrfTrainer {
             return this;
         }
         public Builder iterations(int n) { this.iterations = n; return this; }
+        /** Class weights on the oracle rows: {@code "balanced"} or {@code "w0,w1,..."} (one per label; see {@link RowWeights}). */
+        public Builder classWeights(String spec) { this.classWeights = spec; return this; }
+        /** One weight per training example, in the data's order (weight k = k copies of the example). */
+        public Builder exampleWeights(double... w) { this.exampleWeights = w == null ? null : w.clone(); return this; }
         /** Entropy smoothing of the LP relaxation. */
         public Builder eps(double eps) { this.eps = eps; return this; }
         /** Message-passing sweeps after each oracle fit. */
         public Builder sweeps(int n) { this.sweeps = n; return this; }
-        /** Prediction sweeps per iteration for the reported errors (0: no errors). */
+        /** Prediction sweeps per evaluation for the reported errors, warm-started (0: no errors; default {@link LearnSettings#AUTO_EVAL_SWEEPS}). */
         public Builder evalSweeps(int n) { this.evalSweeps = n; return this; }
         public Builder seed(long seed) { this.seed = seed; return this; }
         /** Threads of the oracles that use them (boost); 1 gives results independent of the machine. */

@@ -20,7 +20,7 @@ final class CliChecks {
         if (iterations < 0) throw new BadInputException("option '--iterations' must be at least 0, got " + iterations);
         if (!(eps > 0) || Double.isInfinite(eps)) throw new BadInputException("option '--eps' must be positive and finite, got " + eps);
         if (sweeps < 1) throw new BadInputException("option '--sweeps' must be at least 1, got " + sweeps);
-        if (evalSweeps < 0) throw new BadInputException("option '--eval-sweeps' must be at least 0, got " + evalSweeps);
+        if (evalSweeps < LearnSettings.AUTO_EVAL_SWEEPS) throw new BadInputException("option '--eval-sweeps' must be at least 0 (or auto), got " + evalSweeps);
         if (evalEvery != null && evalEvery < 1) throw new BadInputException("option '--eval-every' must be at least 1, got " + evalEvery);
         try {
             return new LearnSettings(iterations, eps, sweeps, evalSweeps,

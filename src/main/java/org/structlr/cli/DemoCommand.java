@@ -51,7 +51,7 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        LearnSettings settings = schedule.apply(CliChecks.settings(iterations, 0.1, 25, 50, evalEvery, seed));
+        LearnSettings settings = schedule.apply(CliChecks.settings(iterations, 0.1, 25, LearnSettings.AUTO_EVAL_SWEEPS, evalEvery, seed));
         FunctionSpec unarySpec = classOptions.unary(unary), pairSpec = classOptions.pairwise(pairwise);
         int threads = common.apply();
         Dataset generated = denoising.generate(seed);

@@ -31,7 +31,7 @@ final class EvaluateCommand implements Callable<Integer> {
     Path data;
 
     @Option(names = "--output", paramLabel = "FILE.json",
-            description = "Write the errors and metrics as JSON, and beside it FILE-confusion-SPLIT.png for every split.")
+            description = "Write the errors and metrics as JSON (with the model's settings: classes, their options, oracles), and beside it FILE-confusion-SPLIT.png for every split.")
     Path output;
 
     @Mixin
@@ -69,6 +69,9 @@ final class EvaluateCommand implements Callable<Integer> {
         }
         res.put("classes", m.classes().toMap());
         res.put("metrics", metrics);
+        // what the model was trained with: classes, their options, learning settings, the oracles' descriptions
+        res.put("settings", m.settings());
+        if (m.provenance().get("oracles") != null) res.put("oracles", m.provenance().get("oracles"));
         if (output != null) {
             ConfusionFigure.writeBeside(output, "evaluate", confusions, m.classes());
             AtomicFiles.write(output, out -> new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(out, res));

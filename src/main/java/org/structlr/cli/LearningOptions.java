@@ -11,9 +11,27 @@ final class LearningOptions {
     @Option(names = "--sweeps", defaultValue = "25", description = "Message-passing sweeps after each oracle fit (default: ${DEFAULT-VALUE}).")
     int sweeps;
 
-    @Option(names = "--eval-sweeps", defaultValue = "50",
-            description = "Warm-started prediction sweeps per iteration to report train/test error; 0 = no errors (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--eval-sweeps", defaultValue = "auto", paramLabel = "N|auto", converter = EvalSweeps.class,
+            description = "Prediction sweeps per evaluation on the train and test sets, each from the previous evaluation's messages,"
+                    + " to report train/test error; 0 = no errors; auto = a fifth of the training's message passing between two"
+                    + " evaluations, shared by the two sets (default: ${DEFAULT-VALUE}).")
     int evalSweeps;
+
+    /** "auto" or a count of at least 0. */
+    static final class EvalSweeps implements picocli.CommandLine.ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            if (value.equals("auto")) return LearnSettings.AUTO_EVAL_SWEEPS;
+            int n;
+            try {
+                n = Integer.parseInt(value);
+            } catch (NumberFormatException e) {
+                throw new picocli.CommandLine.TypeConversionException("'" + value + "' is neither a number nor auto");
+            }
+            if (n < 0) throw new picocli.CommandLine.TypeConversionException("must be at least 0 (or auto), got " + n);
+            return n;
+        }
+    }
 
     @Option(names = "--eval-every", paramLabel = "K",
             description = "Evaluate (objective, train/test error: one curve row) after iteration 1, every K-th iteration and the last;"

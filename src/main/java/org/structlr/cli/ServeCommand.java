@@ -13,6 +13,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 /**
  * {@code serve}: one process that loads a model once and answers HTTP requests, micro-batched
@@ -84,7 +85,10 @@ final class ServeCommand implements Callable<Integer> {
         Signal.handle(new Signal("TERM"), s -> stop.countDown());
         Signal.handle(new Signal("INT"), s -> stop.countDown());
         try {
-            Signal.handle(new Signal("HUP"), s -> new Thread(() -> reload(server, err), "structlr-sighup").start());
+            SignalHandler before = Signal.handle(new Signal("HUP"), s -> new Thread(() -> reload(server, err), "structlr-sighup").start());
+            // a process started with SIGHUP ignored (nohup) keeps it ignored: the JVM does not install the handler
+            if (before == SignalHandler.SIG_IGN && !common.quiet)
+                err.println("note: SIGHUP is ignored in this process (started with nohup?): reload with POST /v1/reload");
         } catch (IllegalArgumentException e) {
             // no SIGHUP on this platform: POST /v1/reload still works
         }

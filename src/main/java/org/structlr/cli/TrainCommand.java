@@ -13,12 +13,15 @@ import org.structlr.learn.Checkpoint;
 import org.structlr.learn.Checkpointer;
 import org.structlr.learn.ClusterTraining;
 import org.structlr.learn.IterationRecord;
+import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.LearningReport;
+import org.structlr.learn.RowWeights;
 import org.structlr.learn.StateSink;
 import org.structlr.learn.Training;
 import org.structlr.metrics.ConfusionMatrix;
 import org.structlr.metrics.Evaluation;
+import org.structlr.metrics.Validation;
 import org.structlr.model.CrfModel;
 import org.structlr.oracle.FunctionSpec;
 import org.structlr.viz.ConfusionFigure;
@@ -56,6 +59,16 @@ final class TrainCommand implements Callable<Integer> {
     @Mixin
     ScheduleOptions schedule;
 
+    @Option(names = "--class-weights", paramLabel = "balanced|W0,W1,...",
+            description = "Weight the oracle rows by class: 'balanced' (N / (K N_y) from the training labels) or one weight per label."
+                    + " A pairwise row gets the mean of its two ends' weights. Recorded in the model (settings.weights).")
+    String classWeights;
+
+    @Option(names = "--example-weights", paramLabel = "FILE",
+            description = "Weight training examples: lines 'NAME WEIGHT' (NAME a file of DIR/train, e.g. 003.npz; '#' starts a comment);"
+                    + " examples not listed weigh 1. Weight k counts as k copies of the example.")
+    Path exampleWeights;
+
     @Option(names = "--output", paramLabel = "MODEL", converter = PathConverter.class,
             description = "Folder to save the trained model in (a path or a file: URI).")
     Path output;
@@ -68,6 +81,21 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--csv", paramLabel = "FILE.csv", description = "Learning curve as CSV.")
     Path csv;
 
+    @Option(names = "--val-every", paramLabel = "K", defaultValue = "0",
+            description = "Check the functions on the data set's val/ examples after every K-th iteration and the last (pixel accuracy,"
+                    + " mean IoU, void left out: one line each, and in --report) and keep the functions of the check with the highest val"
+                    + " mean IoU as the model (ties: the earlier); 0 = no validation, the last functions (default: ${DEFAULT-VALUE}).")
+    int valEvery;
+
+    @Option(names = "--patience", paramLabel = "P", defaultValue = "0",
+            description = "With --val-every: stop learning after P checks in a row without a higher val mean IoU; 0 = never (default: ${DEFAULT-VALUE}).")
+    int patience;
+
+    @Option(names = "--val-sweeps", paramLabel = "N", defaultValue = "100",
+            description = "With --val-every: most message-passing sweeps per check, warm-started from the previous check's messages"
+                    + " (stops earlier at a duality gap of 1e-5 per variable) (default: ${DEFAULT-VALUE}).")
+    int valSweeps;
+
     @Option(names = "--checkpoint", paramLabel = "DIR", converter = Location.CheckpointConverter.class,
             description = "Save the learner's whole state into this folder after every --checkpoint-every iterations and after the last"
                     + " (one complete iteration-NNNNNN folder at a time), for --resume. In the -Pspark build also a Hadoop URI.")
@@ -78,8 +106,8 @@ final class TrainCommand implements Callable<Integer> {
     int checkpointEvery;
 
     @Option(names = "--resume", paramLabel = "DIR", converter = Location.CheckpointConverter.class,
-            description = "Continue the run saved in this checkpoint folder (its latest checkpoint) on the same --data: the kinds,"
-                    + " eps, sweeps, evaluation sweeps and seed are the checkpoint's (giving a different one is an error), and so are"
+            description = "Continue the run saved in this checkpoint folder (its latest checkpoint) on the same --data: the classes and their"
+                    + " options, eps, sweeps, evaluation settings, schedule and seed are the checkpoint's (giving a different one is an error), and so are"
                     + " the threads unless --threads is given; --iterations sets the new total (default: the checkpoint's)."
                     + " The result equals an uninterrupted run's with the same options. In the -Pspark build also a Hadoop URI.")
     Location resume;
@@ -112,6 +140,7 @@ final class TrainCommand implements Callable<Integer> {
         }
         if (checkpointEvery < 1) throw new BadInputException("option '--checkpoint-every' must be at least 1, got " + checkpointEvery);
         if (checkpoint == null && isGiven("--checkpoint-every")) throw new BadInputException("option '--checkpoint-every' needs --checkpoint");
+        checkValidationOptions(cluster());
         // Refuse unwritable outputs before training, so a failure never leaves some outputs behind.
         CliChecks.output("--output", output, true);
         CliChecks.output("--report", report, false);
@@ -126,21 +155,37 @@ final class TrainCommand implements Callable<Integer> {
             throw new BadInputException(output, "cannot write --output: exists and is not a structlr model folder; not overwriting it");
         }
         FunctionSpec unarySpec = classOptions.unary(unary), pairSpec = classOptions.pairwise(pairwise);
-        ClusterTraining cluster = spark == null ? null : ClusterTraining.find("--spark");
+        if (from != null) {
+            unarySpec = agreeOptions("--unary-option", classOptions.unary, unarySpec, from.unary());
+            pairSpec = agreeOptions("--pairwise-option", classOptions.pairwise, pairSpec, from.pair());
+        }
+        ClusterTraining cluster = cluster();
         int threads = common.apply();
         Training.Outcome out;
+        boolean weighted = classWeights != null || exampleWeights != null;
+        if (weighted && cluster != null) {
+            throw new BadInputException("options '--class-weights' and '--example-weights' do not work with --spark yet (train without --spark)");
+        }
+        if (weighted && (from != null || checkpoint != null)) {
+            throw new BadInputException("options '--class-weights' and '--example-weights' do not work with --checkpoint/--resume yet"
+                    + " (checkpoints do not record the weights)");
+        }
         if (cluster == null || !executorsRead()) {
             Dataset ds = Dataset.load(data.staged("--data"));
             reportData = ds;
             Training.checkApplicable(ds, unary, pairwise);
+            RowWeights weights = weights(ds);
             String hash = DataHashes.dataHash(ds);
             // the examples hash only where a checkpoint may be resumed on Spark (which cannot compute the data hash)
             String examplesHash = from != null || checkpoint != null ? DataHashes.examplesHash(ds) : null;
             if (from != null) checkSameData(from, hash, examplesHash);
-            StateSink sink = checkpointer(settings, threads, hash, examplesHash);
-            try (TrainingProgress progress = progress(from)) {
-                out = cluster == null ? Training.train(ds, unarySpec, pairSpec, settings, threads, progress, from == null ? null : from.state(), sink)
-                        : cluster.train(spark, ds, unarySpec, pairSpec, settings, threads, progress, from == null ? null : from.state(), sink);
+            StateSink sink = checkpointer(unarySpec, pairSpec, settings, threads, hash, examplesHash);
+            try (TrainingProgress progress = progress(from);
+                 Validation validation = valEvery == 0 ? null : validation(ds, settings)) {
+                LearnListener listener = validation == null ? progress : validation.around(progress, iterations, this::printCheck);
+                out = cluster == null ? Training.train(ds, unarySpec, pairSpec, settings, weights, threads, listener, from == null ? null : from.state(), sink)
+                        : cluster.train(spark, ds, unarySpec, pairSpec, settings, threads, listener, from == null ? null : from.state(), sink);
+                if (validation != null) out = keepBest(validation, out);
             }
         } else {
             // the driver lists the data set; the executors read and check their own examples
@@ -148,7 +193,7 @@ final class TrainCommand implements Callable<Integer> {
                 ClusterTraining.ClusterDataset ds = session.read(data.forCluster());
                 Training.checkApplicable(ds.summary(), unary, pairwise);
                 if (from != null) checkSameData(from, null, ds.examplesHash());
-                StateSink sink = checkpointer(settings, threads, null, ds.examplesHash());
+                StateSink sink = checkpointer(unarySpec, pairSpec, settings, threads, null, ds.examplesHash());
                 try (TrainingProgress progress = progress(from)) {
                     out = session.train(ds, unarySpec, pairSpec, settings, threads, progress, from == null ? null : from.state(), sink);
                 }
@@ -161,6 +206,7 @@ final class TrainCommand implements Callable<Integer> {
             extra.put("classes", out.model().classes().toMap());
             extra.put("metrics", Evaluation.toMap(metrics, out.model().classes()));
         }
+        if (validationRows != null) extra.put("validation", validationRows);
         write(out, output, report, csv, spec.commandLine().getOut(), extra);
         if (!metrics.isEmpty()) {
             ConfusionFigure.writeBeside(report, "train", metrics, out.model().classes());
@@ -172,6 +218,52 @@ final class TrainCommand implements Callable<Integer> {
         }
         return Main.EXIT_OK;
     }
+
+    private ClusterTraining cluster() {
+        return spark == null ? null : ClusterTraining.find("--spark");
+    }
+
+    private void checkValidationOptions(ClusterTraining cluster) {
+        if (valEvery < 0) throw new BadInputException("option '--val-every' must be at least 0, got " + valEvery);
+        if (patience < 0) throw new BadInputException("option '--patience' must be at least 0, got " + patience);
+        if (valSweeps < 1) throw new BadInputException("option '--val-sweeps' must be at least 1, got " + valSweeps);
+        if (valEvery == 0 && (isGiven("--patience") || isGiven("--val-sweeps"))) {
+            throw new BadInputException("options '--patience' and '--val-sweeps' need --val-every");
+        }
+        if (valEvery > 0 && cluster != null && executorsRead()) {
+            throw new BadInputException("option '--val-every' with --spark needs the data set read on this machine"
+                    + " (--conf " + READ_DATA + "=driver): validation runs here");
+        }
+    }
+
+    /** The validation of this run, on the data set's val examples. */
+    private Validation validation(Dataset ds, LearnSettings settings) {
+        if (ds.val().isEmpty()) throw new BadInputException(data + ": option '--val-every' needs val examples (a val/ folder), this data set has none");
+        return new Validation(ds.val(), ds.numLabels(), Training.pairTypeNames(ds.numPairTypes()), settings.eps(), valEvery, patience, valSweeps);
+    }
+
+    /** One line per validation check (standard output: the progress bar is on standard error). */
+    private void printCheck(Validation.Check c) {
+        spec.commandLine().getOut().printf(java.util.Locale.ROOT, "val: iteration %d  pixel accuracy %.4f  mean IoU %.4f%s%s (%.1f s)%n",
+                c.iteration(), c.confusion().pixelAccuracy(), c.meanIou(), c.best() ? "  best" : "",
+                c.stop() ? "  stopping: " + patience + " checks without a better mean IoU" : "", c.seconds());
+        spec.commandLine().getOut().flush();
+    }
+
+    /** The run's outcome with the best check's functions as the model (the last iteration checked too). */
+    private Training.Outcome keepBest(Validation validation, Training.Outcome out) {
+        int last = out.curve().get(out.curve().size() - 1).iteration();
+        Validation.Check c = validation.checkLast(last, out.model());
+        if (c != null) printCheck(c);
+        validationRows = validation.toRows();
+        Validation.Check best = validation.best();
+        spec.commandLine().getOut().printf(java.util.Locale.ROOT, "validation: kept the functions of iteration %d (val mean IoU %.4f) of %d learned%n",
+                best.iteration(), best.meanIou(), last);
+        return new Training.Outcome(validation.keepBest(out.model(), last), out.curve(), out.fitSeconds(), out.passingSeconds(), out.evalSeconds());
+    }
+
+    /** The validation checks, for the report (null without validation). */
+    private java.util.List<Map<String, Object>> validationRows;
 
     /**
      * The data set read on this machine, whose test and val metrics (pixel accuracy, per-class IoU,
@@ -196,19 +288,36 @@ final class TrainCommand implements Callable<Integer> {
         throw new BadInputException(READ_DATA + ": '" + v + "' is neither 'executors' nor 'driver'");
     }
 
+    /** The class and example weights of the options ({@link RowWeights#NONE} without them). */
+    private RowWeights weights(Dataset ds) {
+        RowWeights w;
+        try {
+            w = RowWeights.classes(classWeights);
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException("option '--class-weights': " + e.getMessage());
+        }
+        try {
+            w.checkLabels(ds.numLabels());
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException("option '--class-weights': " + e.getMessage());
+        }
+        return exampleWeights == null ? w : w.withExamples(ExampleWeightsFile.read(exampleWeights, ds.train()));
+    }
+
     private TrainingProgress progress(Checkpoint from) {
         TrainingProgress progress = new TrainingProgress("train " + unary + "/" + pairwise, iterations, common.quiet);
         if (from != null) progress.skip(from.state().iteration());
         return progress;
     }
 
-    private StateSink checkpointer(LearnSettings settings, int threads, String dataHash, String examplesHash) {
+    private StateSink checkpointer(FunctionSpec unarySpec, FunctionSpec pairSpec, LearnSettings settings, int threads, String dataHash,
+                                   String examplesHash) {
         if (checkpoint == null) return StateSink.NONE;
         if (checkpoint.remote()) {
-            return Checkpointer.remote(checkpoint.uri(), RemoteFiles.find().orElseThrow(), checkpointEvery, unary, pairwise, settings, threads,
+            return Checkpointer.remote(checkpoint.uri(), RemoteFiles.find().orElseThrow(), checkpointEvery, unarySpec, pairSpec, settings, threads,
                     dataHash, examplesHash);
         }
-        return new Checkpointer(checkpoint.local(), checkpointEvery, unary, pairwise, settings, threads, dataHash, examplesHash);
+        return new Checkpointer(checkpoint.local(), checkpointEvery, unarySpec, pairSpec, settings, threads, dataHash, examplesHash);
     }
 
     /**
@@ -253,6 +362,31 @@ final class TrainCommand implements Callable<Integer> {
         schedule.schedule = agree("--schedule", schedule.schedule, s.schedule());
         if (!isGiven("--threads")) common.threads = cp.threads();
         if (!isGiven("--iterations")) iterations = s.iterations();
+    }
+
+    /**
+     * The class with the checkpoint's option values: each option given on the command line must
+     * have the checkpoint's value (a different one would silently change the fits); options not
+     * given are the checkpoint's, not the defaults.
+     */
+    private FunctionSpec agreeOptions(String option, Map<String, String> given, FunctionSpec asked, FunctionSpec saved) {
+        StringBuilder differ = new StringBuilder(), theirs = new StringBuilder();
+        for (String name : given.keySet()) {
+            Object a = asked.options().values().get(name), b = saved.options().values().get(name);
+            if (!java.util.Objects.equals(a, b)) {
+                differ.append(differ.length() == 0 ? "" : ", ").append(name).append('=').append(given.get(name));
+                theirs.append(theirs.length() == 0 ? "" : ", ").append(name).append('=').append(showOption(b));
+            }
+        }
+        if (differ.length() > 0) {
+            throw new BadInputException(resume + ": the checkpoint was trained with " + option + " " + theirs + ", not " + differ
+                    + " (its " + saved.name() + " options: " + saved.options() + "); resume it without " + option + " or start a new run");
+        }
+        return saved;
+    }
+
+    private static String showOption(Object v) {
+        return v instanceof List<?> l ? String.join(",", l.stream().map(String::valueOf).toList()) : String.valueOf(v);
     }
 
     private <T> T agree(String option, T given, T saved) {

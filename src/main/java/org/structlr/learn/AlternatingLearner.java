@@ -22,7 +22,9 @@ import org.structlr.schedule.Schedule;
  * inference are optimised jointly; nothing is run to convergence inside.
  *
  * <p>Every {@link LearnSettings#evalEvery}-th iteration (and the first and last) is evaluated: the
- * objective and, with warm-started prediction engines, the train and test errors (one curve row).
+ * objective and, with warm-started prediction engines, the train and test errors (one curve row),
+ * after {@link LearnSettings#evalSweepsFor} sweeps from the previous evaluation's messages (by
+ * default a fifth of the training's passing since then).
  * Evaluation reads the learner's state but never changes it, so the functions learned do not
  * depend on how often it runs. After every iteration the listener sees the functions and may stop
  * learning there ({@link LearnListener#keepLearning}): that iteration is then evaluated and the last.
@@ -48,10 +50,12 @@ public final class AlternatingLearner {
      * The functions learned, the curve of the run (evaluated iterations only), where the time went
      * (oracle fits including the potentials they produce, training message passing with the
      * schedule's dual evaluations and extrapolation, and the evaluation with checkpoints), and the
-     * last iteration run (below the settings' when the listener stopped learning).
+     * last iteration run (below the settings' when the listener stopped learning), and the oracles'
+     * own descriptions ({@link Oracle#describe}: every setting that changes a fit), unary then each pairwise type.
      */
     public record Result(ScoreFunction unary, List<ScoreFunction> pair, List<IterationRecord> curve,
-                         double fitSeconds, double passingSeconds, double evalSeconds, int iterations) {}
+                         double fitSeconds, double passingSeconds, double evalSeconds, int iterations,
+                         String unaryOracle, List<String> pairOracles) {}
 
     public Result train(ExampleBatch train, ExampleBatch test, LearnListener listener) {
         return train(train, test, null, listener, StateSink.NONE);
@@ -63,7 +67,7 @@ public final class AlternatingLearner {
         if (pairOracles.size() != train.numPairTypes()) {
             throw new IllegalArgumentException(pairOracles.size() + " pairwise oracles for " + train.numPairTypes() + " pairwise types");
         }
-        try (BatchStates states = new BatchStates(train, test, settings.eps(), settings.evalSweeps() > 0)) {
+        try (BatchStates states = new BatchStates(train, test, settings.eps(), settings.evaluatesErrors())) {
             return train(states, from, listener, sink);
         }
     }
@@ -91,6 +95,7 @@ public final class AlternatingLearner {
         Schedule schedule = settings.newSchedule();
         int[][] phases = phases(T);
         states.start(f, from == null ? null : new ExampleStates.Engines(from.train(), from.trainEval(), from.testEval()));
+        int evalSweeps = settings.evaluatesErrors() ? settings.evalSweepsFor(states.numTrainVariables(), states.numTestVariables()) : 0;
         int it = from == null ? 0 : from.iteration();
         while (it < settings.iterations()) {
             it++;
@@ -124,7 +129,7 @@ public final class AlternatingLearner {
             if (settings.evaluates(it) || last) {
                 // R = sum_k [ -F(x^k, y^k) + A(lambda^k, theta^k) ] per variable; Delta is 0 at the truth.
                 double objective = states.objective() / states.numTrainVariables();
-                ExampleStates.Errors e = settings.evalSweeps() > 0 ? states.evaluate(settings.evalSweeps()) : ExampleStates.Errors.NONE;
+                ExampleStates.Errors e = evalSweeps > 0 ? states.evaluate(evalSweeps) : ExampleStates.Errors.NONE;
                 row = new IterationRecord(it, objective, e.trainError(), e.testError(), (System.nanoTime() - start) / 1e9, (fitNs + passNs) / 1e9);
                 curve.add(row);
             }
@@ -142,7 +147,8 @@ public final class AlternatingLearner {
             if (row != null) listener.onIteration(row, settings.iterations());
             if (last) break;
         }
-        return new Result(f.unary(), f.pair(), curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9, it);
+        return new Result(f.unary(), f.pair(), curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9, it,
+                unaryOracle.describe(), pairOracles.stream().map(Oracle::describe).toList());
     }
 
     /** The fit phases of an iteration: the unary type, then every pairwise type (Alg. 1). */

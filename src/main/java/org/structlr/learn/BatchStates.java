@@ -32,7 +32,8 @@ public final class BatchStates implements ExampleStates {
     private final int L;
     private final MessagePassing mp, trainEval, testEval;
     private Functions current;
-    private INDArray thetaU0, thetaU, thetaP;     // training potentials: eps g_unary, + Delta, eps g_pair
+    private INDArray thetaU0, thetaU, thetaP;     // training potentials: eps g_unary, (void rows zero) + Delta, eps g_pair (void edges zero)
+    private INDArray thetaPAll;                   // eps g_pair on every edge (what prediction uses; = thetaP without void)
     private INDArray pairBias;                    // the pairwise bias while the messages do not change, else null
     private INDArray lineStart;                   // x0's messages of the current line, or null
 
@@ -66,6 +67,11 @@ public final class BatchStates implements ExampleStates {
     }
 
     @Override
+    public long numTestVariables() {
+        return test == null ? 0 : test.graph().numVariables();
+    }
+
+    @Override
     public void start(Functions functions, Engines from) {
         setTraining(functions);
         if (mp != null) mp.setPotentials(thetaU, thetaP);
@@ -75,7 +81,7 @@ public final class BatchStates implements ExampleStates {
             from.train().restoreInto(mp);
         }
         // the evaluation engines: the current functions' potentials, then their saved state
-        if (trainEval != null) restore(trainEval, thetaU0, thetaP, from.trainEval(), "training-set evaluation");
+        if (trainEval != null) restore(trainEval, thetaU0, thetaPAll, from.trainEval(), "training-set evaluation");
         if (testEval != null) restore(testEval, Potentials.unary(test, current.unary(), eps), Potentials.pairwise(test, current.pair(), eps),
                 from.testEval(), "test-set evaluation");
     }
@@ -92,26 +98,27 @@ public final class BatchStates implements ExampleStates {
         pairBias = null;
         if (train == null) return;
         thetaU0 = Potentials.unary(train, f.unary(), eps);
-        thetaU = thetaU0.add(truth.delta());
-        thetaP = Potentials.pairwise(train, f.pair(), eps);
+        thetaU = truth.maskUnary(thetaU0).add(truth.delta());
+        thetaPAll = Potentials.pairwise(train, f.pair(), eps);
+        thetaP = truth.maskPair(thetaPAll);
     }
 
     @Override
     public ScoreFunction fit(int type, Oracle oracle, ScoreFunction previous) {
-        return oracle.fit(problem(type), previous);
+        BiasedLogisticProblem p = problem(type);
+        return p == null ? previous : oracle.fit(p, previous);
     }
 
     /**
      * The oracle problem of one factor type at the current messages, its rows placed in the batch's
-     * images for whole-image functions ({@code withImages}; no effect without a grid layout).
+     * images for whole-image functions ({@code withImages}; no effect without a grid layout). With
+     * void labels only the rows of labelled variables and of edges with two labelled ends; null
+     * when a type has no such row or every one weighs 0 (its function then stays as it is).
      */
     public BiasedLogisticProblem problem(int type) {
         requireTrain();
-        if (type == Functions.UNARY) {
-            return new BiasedLogisticProblem(train.unaryFeatures(), truth.labels(), unaryBias(), L).withImages(train.imageRows(-1));
-        }
-        return new BiasedLogisticProblem(train.pairFeatures(type), truth.pairLabels(type), truth.ofType(pairBias(), type), L * L)
-                .withImages(train.imageRows(type));
+        if (type == Functions.UNARY) return truth.unaryProblem(train.unaryFeatures(), unaryBias(), train.imageRows(-1));
+        return truth.pairProblem(type, train.pairFeatures(type), truth.ofType(pairBias(), type), train.imageRows(type));
     }
 
     /** [V, L] (Delta - incoming messages) / eps. */
@@ -154,7 +161,7 @@ public final class BatchStates implements ExampleStates {
     public Errors evaluate(int sweeps) {
         long trainWrong = 0, trainVars = 0, testWrong = 0, testVars = 0;
         if (trainEval != null) {
-            trainEval.setPotentials(thetaU0, thetaP);
+            trainEval.setPotentials(thetaU0, thetaPAll);
             trainEval.iterate(sweeps);
             long[] c = Potentials.wrongAndLabelled(train, trainEval.decode());
             trainWrong = c[0];
@@ -197,6 +204,7 @@ public final class BatchStates implements ExampleStates {
 
     @Override
     public void markLineStart() {
+        if (truth != null && truth.hasVoid()) throw new IllegalStateException("extrapolation does not handle void labels yet");
         if (mp != null) lineStart = mp.messages();
     }
 
@@ -253,7 +261,7 @@ public final class BatchStates implements ExampleStates {
             thetaU0 = Potentials.unary(train, atBeta.unary(), eps);
             thetaU = thetaU0.add(truth.delta());
         }
-        if (movePair) thetaP = Potentials.pairwise(train, atBeta.pair(), eps);
+        if (movePair) thetaP = thetaPAll = Potentials.pairwise(train, atBeta.pair(), eps);   // no void here (markLineStart)
         current = atBeta;
         pairBias = null;
         mp.setPotentials(thetaU, thetaP);
@@ -271,7 +279,7 @@ public final class BatchStates implements ExampleStates {
         private final SubspaceObjective objective;
         private final boolean moveUnary, movePair, moveMessages;
         private final Functions x1 = current;
-        private final INDArray thetaU0At1 = thetaU0, thetaUAt1 = thetaU, thetaPAt1 = thetaP, m1;
+        private final INDArray thetaU0At1 = thetaU0, thetaUAt1 = thetaU, thetaPAt1 = thetaP, thetaPAllAt1 = thetaPAll, m1;
 
         LocalLine(SubspaceObjective objective, INDArray m1, boolean moveUnary, boolean movePair, boolean moveMessages) {
             this.objective = objective;
@@ -298,6 +306,7 @@ public final class BatchStates implements ExampleStates {
             thetaU0 = thetaU0At1;
             thetaU = thetaUAt1;
             thetaP = thetaPAt1;
+            thetaPAll = thetaPAllAt1;
             pairBias = null;
             mp.setPotentials(thetaU, thetaP);
             mp.setMessages(m1);

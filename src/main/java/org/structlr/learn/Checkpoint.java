@@ -22,14 +22,16 @@ import org.structlr.data.BadInputException;
 import org.structlr.data.NpyArray;
 import org.structlr.data.Npz;
 import org.structlr.model.CrfModel;
+import org.structlr.oracle.FunctionSpec;
 import org.structlr.oracle.ScoreFunction;
 import org.structlr.oracle.ScoreFunctions;
 
 /**
- * A learner's whole state plus what it takes to continue it: the oracle kinds, the settings, the
- * thread count and the hash of the data ({@link Training#dataHash}). Saved as a folder:
+ * A learner's whole state plus what it takes to continue it: the function classes with their
+ * options, the settings, the thread count and the hash of the data ({@link DataHashes}). Saved as a folder:
  * <pre>
- *   checkpoint.json   format, version, iteration, kinds, settings, threads, data hash, seconds,
+ *   checkpoint.json   format, version, iteration, classes ("unary", "pairwise") and their option values
+ *                     ("unaryOptions", "pairwiseOptions": every option the class declares), settings, threads, data hash, seconds,
  *                     a SHA-256 of every other file, and one of its own content
  *   unary/            the unary function (ScoreFunction.save: weights, updater state, fit count, booster)
  *   pair-&lt;t&gt;/          the function of pairwise type t
@@ -42,9 +44,10 @@ import org.structlr.oracle.ScoreFunctions;
  * Loading checks every checksum before reading anything, so a corrupted checkpoint is refused
  * whole, naming the file. Version 1 (messages only, every iteration evaluated) still loads: it
  * continues through the messages, which is exact for the engines of that time (they were re-seated
- * every iteration), and evaluates every iteration as it did.
+ * every iteration), and evaluates every iteration as it did. A checkpoint without option values
+ * (written before classes had options) ran every option at its default, and loads so.
  */
-public record Checkpoint(String unaryKind, String pairKind, LearnSettings settings, int threads, String dataHash,
+public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads, String dataHash,
                          String examplesHash, LearnerState state) {
     public static final String FORMAT = "structlr-checkpoint";
     public static final int VERSION = 2;
@@ -59,8 +62,8 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     /**
-     * {@code dataHash} ({@link Training#dataHash}) is null where it is not known (a data set that only
-     * Spark executors read); {@code examplesHash} ({@link Training#examplesHash}) is null in
+     * {@code dataHash} ({@link DataHashes#dataHash}) is null where it is not known (a data set that only
+     * Spark executors read); {@code examplesHash} ({@link DataHashes#examplesHash}) is null in
      * checkpoints written before it was recorded.
      */
     public Checkpoint {
@@ -68,9 +71,19 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
         if (examplesHash != null && examplesHash.isEmpty()) examplesHash = null;
     }
 
-    /** A checkpoint with the data hash only (no examples hash). */
+    /** A checkpoint of the two classes with every option at its default, with the data hash only (no examples hash). */
     public Checkpoint(String unaryKind, String pairKind, LearnSettings settings, int threads, String dataHash, LearnerState state) {
-        this(unaryKind, pairKind, settings, threads, dataHash, null, state);
+        this(FunctionSpec.unary(unaryKind), FunctionSpec.pairwise(pairKind), settings, threads, dataHash, null, state);
+    }
+
+    /** The unary class's registered name. */
+    public String unaryKind() {
+        return unary.name();
+    }
+
+    /** The pairwise class's registered name. */
+    public String pairKind() {
+        return pair.name();
     }
 
     /** Writes this checkpoint as the folder {@code dir}, atomically (a complete folder or none). */
@@ -104,14 +117,16 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
             m.put("format", FORMAT);
             m.put("version", VERSION);
             m.put("iteration", state.iteration());
-            m.put("unary", unaryKind);
-            m.put("pairwise", pairKind);
+            m.put("unary", unary.name());
+            m.put("pairwise", pair.name());
+            m.set("unaryOptions", JSON.valueToTree(unary.options().values()));
+            m.set("pairwiseOptions", JSON.valueToTree(pair.options().values()));
             m.put("pairTypes", state.pair().size());
             ObjectNode s = m.putObject("settings");
             s.put("iterations", settings.iterations());
             s.put("eps", settings.eps());
             s.put("sweepsPerFit", settings.sweepsPerFit());
-            s.put("evalSweeps", settings.evalSweeps());
+            s.set("evalSweeps", JSON.valueToTree(settings.evalSweepsRecorded()));
             s.put("evalEvery", settings.evalEvery());
             s.put("seed", settings.seed());
             s.put("schedule", settings.schedule());
@@ -201,11 +216,12 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
             }
             if (listed == 0) throw new BadInputException(manifest, "checkpoint manifest lists no checksums");
 
-            String unaryKind = org.structlr.oracle.FunctionClasses.canonical(m.path("unary").asText());
-            String pairKind = org.structlr.oracle.FunctionClasses.canonical(m.path("pairwise").asText());
+            // the classes with the options they ran (missing option values: the defaults they ran before options existed)
+            FunctionSpec unarySpec = FunctionSpec.recorded(m.path("unary").asText(), true, m.path("unaryOptions"));
+            FunctionSpec pairSpec = FunctionSpec.recorded(m.path("pairwise").asText(), false, m.path("pairwiseOptions"));
             JsonNode s = m.path("settings");
             LearnSettings settings = new LearnSettings(s.path("iterations").asInt(), s.path("eps").asDouble(),
-                    s.path("sweepsPerFit").asInt(), s.path("evalSweeps").asInt(), s.path("evalEvery").asInt(1), s.path("seed").asLong(),
+                    s.path("sweepsPerFit").asInt(), s.path("evalSweeps").isMissingNode() ? 0 : LearnSettings.evalSweepsOf(s.path("evalSweeps")), s.path("evalEvery").asInt(1), s.path("seed").asLong(),
                     s.path("schedule").asText(org.structlr.schedule.Schedules.PAPER)); // checkpoints before schedules: paper
             ScoreFunction unary = ScoreFunctions.load(dir.resolve("unary"));
             List<ScoreFunction> pair = new ArrayList<>();
@@ -234,7 +250,7 @@ public record Checkpoint(String unaryKind, String pairKind, LearnSettings settin
             double total = sec.path("total").isNumber() ? sec.path("total").asDouble() : curve.isEmpty() ? 0 : curve.get(curve.size() - 1).seconds();
             LearnerState state = new LearnerState(m.path("iteration").asInt(), unary, pair, engines[0], engines[1], engines[2], curve,
                     total, sec.path("oracleFits").asDouble(), sec.path("messagePassing").asDouble(), sec.path("evaluation").asDouble());
-            return new Checkpoint(unaryKind, pairKind, settings, m.path("threads").asInt(), m.path("dataHash").asText(""),
+            return new Checkpoint(unarySpec, pairSpec, settings, m.path("threads").asInt(), m.path("dataHash").asText(""),
                     m.path(DataHashes.EXAMPLES_HASH).asText(""), state);
         } catch (IOException | IllegalArgumentException e) {
             throw new BadInputException(dir, "cannot load checkpoint: " + e.getMessage(), e);

@@ -10,6 +10,7 @@ import java.util.stream.Stream;
 import org.structlr.data.AtomicFiles;
 import org.structlr.data.BadInputException;
 import org.structlr.data.RemoteFiles;
+import org.structlr.oracle.FunctionSpec;
 
 /**
  * Saves the learner's state into a checkpoint folder after every {@code every}-th iteration and after
@@ -33,19 +34,20 @@ public final class Checkpointer implements StateSink {
 
     private final Folder dir;
     private final int every;
-    private final String unaryKind, pairKind;
+    private final FunctionSpec unary, pair;
     private final LearnSettings settings;
     private final int threads;
     private final String dataHash, examplesHash;
 
+    /** Checkpoints of the two classes with every option at its default, recording the data hash. */
     public Checkpointer(Path dir, int every, String unaryKind, String pairKind, LearnSettings settings, int threads, String dataHash) {
-        this(dir, every, unaryKind, pairKind, settings, threads, dataHash, null);
+        this(dir, every, FunctionSpec.unary(unaryKind), FunctionSpec.pairwise(pairKind), settings, threads, dataHash, null);
     }
 
     /** Checkpoints into a local folder, recording both hashes of the data (either may be null: not known). */
-    public Checkpointer(Path dir, int every, String unaryKind, String pairKind, LearnSettings settings, int threads, String dataHash,
+    public Checkpointer(Path dir, int every, FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads, String dataHash,
                         String examplesHash) {
-        this(new LocalFolder(dir), every, unaryKind, pairKind, settings, threads, dataHash, examplesHash);
+        this(new LocalFolder(dir), every, unary, pair, settings, threads, dataHash, examplesHash);
     }
 
     /**
@@ -53,18 +55,18 @@ public final class Checkpointer implements StateSink {
      * locally, then copied to a temporary sibling of its {@code iteration-NNNNNN} folder and renamed
      * into place ({@link RemoteFiles#publish}); older ones are deleted after that, as locally.
      */
-    public static Checkpointer remote(String uri, RemoteFiles fs, int every, String unaryKind, String pairKind, LearnSettings settings,
+    public static Checkpointer remote(String uri, RemoteFiles fs, int every, FunctionSpec unary, FunctionSpec pair, LearnSettings settings,
                                       int threads, String dataHash, String examplesHash) {
-        return new Checkpointer(new RemoteFolder(uri, fs), every, unaryKind, pairKind, settings, threads, dataHash, examplesHash);
+        return new Checkpointer(new RemoteFolder(uri, fs), every, unary, pair, settings, threads, dataHash, examplesHash);
     }
 
-    private Checkpointer(Folder dir, int every, String unaryKind, String pairKind, LearnSettings settings, int threads, String dataHash,
+    private Checkpointer(Folder dir, int every, FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads, String dataHash,
                          String examplesHash) {
         if (every < 1) throw new IllegalArgumentException("checkpoints every " + every + " iterations: need at least 1");
         this.dir = dir;
         this.every = every;
-        this.unaryKind = unaryKind;
-        this.pairKind = pairKind;
+        this.unary = unary;
+        this.pair = pair;
         this.settings = settings;
         this.threads = threads;
         this.dataHash = dataHash;
@@ -79,7 +81,7 @@ public final class Checkpointer implements StateSink {
     @Override
     public void accept(LearnerState state) throws IOException {
         String target = String.format(Locale.ROOT, "iteration-%06d", state.iteration());
-        dir.put(target, new Checkpoint(unaryKind, pairKind, settings, threads, dataHash, examplesHash, state));
+        dir.put(target, new Checkpoint(unary, pair, settings, threads, dataHash, examplesHash, state));
         List<String> keep = newestFirst(dir).stream().limit(KEPT).toList();
         for (String n : dir.names()) {
             if ((NAME.matcher(n).matches() && !keep.contains(n)) || LEFTOVER.matcher(n).matches()) dir.delete(n);

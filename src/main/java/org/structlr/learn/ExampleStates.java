@@ -22,6 +22,9 @@ public interface ExampleStates extends Schedule.Passing, AutoCloseable {
     /** Training variables (the objective is reported per variable). */
     long numTrainVariables();
 
+    /** Test variables (0 without a test set): with the training ones, what an evaluation's sweeps cost. */
+    long numTestVariables();
+
     /**
      * Puts the engines at the start of learning: potentials of {@code functions}, and the messages
      * of {@code from} (null: a fresh start, all messages zero).

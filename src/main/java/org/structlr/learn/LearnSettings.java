@@ -7,7 +7,9 @@ package org.structlr.learn;
  * @param eps             entropy smoothing of the LP relaxation (the paper: 0.1)
  * @param sweepsPerFit    message-passing sweeps after each oracle fit (the paper: 25)
  * @param evalSweeps      warm-started prediction sweeps per evaluation on the train and test sets
- *                        to report errors (0 skips the errors; the objective is still recorded)
+ *                        to report errors (0 skips the errors; the objective is still recorded);
+ *                        {@link #AUTO_EVAL_SWEEPS} (the default): a fifth of the training's passing
+ *                        between evaluations ({@link #evalSweepsFor})
  * @param evalEvery       evaluate (objective, errors: one curve row) after iteration 1, every
  *                        {@code evalEvery}-th iteration and the last; the iterations between are not
  *                        evaluated and have no curve row. Learning itself does not depend on it.
@@ -16,6 +18,9 @@ package org.structlr.learn;
  *                        "paper" runs {@code sweepsPerFit} after every fit; see the others there
  */
 public record LearnSettings(int iterations, double eps, int sweepsPerFit, int evalSweeps, int evalEvery, long seed, String schedule) {
+    /** {@code evalSweeps}: as many as {@link #evalSweepsFor} gives (recorded as "auto"). */
+    public static final int AUTO_EVAL_SWEEPS = -1;
+
     /** The paper's schedule. */
     public LearnSettings(int iterations, double eps, int sweepsPerFit, int evalSweeps, int evalEvery, long seed) {
         this(iterations, eps, sweepsPerFit, evalSweeps, evalEvery, seed, org.structlr.schedule.Schedules.PAPER);
@@ -26,7 +31,7 @@ public record LearnSettings(int iterations, double eps, int sweepsPerFit, int ev
         if (iterations < 0) throw new IllegalArgumentException("iterations must be at least 0, got " + iterations);
         if (!(eps > 0) || Double.isInfinite(eps)) throw new IllegalArgumentException("eps must be positive, got " + eps);
         if (sweepsPerFit < 1) throw new IllegalArgumentException("sweeps per fit must be at least 1, got " + sweepsPerFit);
-        if (evalSweeps < 0) throw new IllegalArgumentException("evaluation sweeps must be at least 0, got " + evalSweeps);
+        if (evalSweeps < AUTO_EVAL_SWEEPS) throw new IllegalArgumentException("evaluation sweeps must be at least 0 (or auto), got " + evalSweeps);
         if (evalEvery < 1) throw new IllegalArgumentException("evaluation every " + evalEvery + " iterations: need at least 1");
     }
 
@@ -57,6 +62,42 @@ public record LearnSettings(int iterations, double eps, int sweepsPerFit, int ev
     /** About 20 curve rows per run: every max(1, iterations / 20)-th iteration (100 iterations: every 5th). */
     public static int defaultEvalEvery(int iterations) {
         return Math.max(1, iterations / 20);
+    }
+
+    /** Whether an evaluation reports errors (it keeps warm-started prediction engines); else the objective only. */
+    public boolean evaluatesErrors() {
+        return evalSweeps != 0;
+    }
+
+    /**
+     * The sweeps each evaluation runs on both sets: {@code evalSweeps}, or with
+     * {@link #AUTO_EVAL_SWEEPS} a fifth of the passing the paper schedule does between two
+     * evaluations, shared by the two sets in proportion to their variables:
+     * <pre>
+     *   K = max(1, floor(evalEvery * 2 * sweepsPerFit * V_train / (5 * (V_train + V_test))))
+     * </pre>
+     * (two phases of {@code sweepsPerFit} sweeps per iteration on V_train variables; K sweeps on each
+     * set cost K (V_train + V_test)). An evaluation then costs at most a fifth of the iterations
+     * since the last one (less: the fits and the potentials are not counted), and its messages carry
+     * over to the next (warm start), so the rows' errors approach the converged ones as learning
+     * goes on (README, "The learning loop").
+     */
+    public int evalSweepsFor(long trainVariables, long testVariables) {
+        if (evalSweeps != AUTO_EVAL_SWEEPS) return evalSweeps;
+        double k = (double) evalEvery * 2 * sweepsPerFit * trainVariables / (5.0 * Math.max(1, trainVariables + testVariables));
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, Math.floor(k)));
+    }
+
+    /** {@code evalSweeps} as recorded in model.json and checkpoints: a number, or "auto". */
+    public Object evalSweepsRecorded() {
+        return evalSweeps == AUTO_EVAL_SWEEPS ? "auto" : (Object) evalSweeps;
+    }
+
+    /** The recorded form back ({@link #evalSweepsRecorded}). */
+    public static int evalSweepsOf(com.fasterxml.jackson.databind.JsonNode recorded) {
+        if (recorded.isTextual() && recorded.asText().equals("auto")) return AUTO_EVAL_SWEEPS;
+        if (!recorded.isIntegralNumber() || !recorded.canConvertToInt()) throw new IllegalArgumentException("evalSweeps must be a number or \"auto\", got " + recorded);
+        return recorded.asInt();
     }
 
     /** Whether iteration {@code it} (1-based) is evaluated: the first, every {@code evalEvery}-th, and the last. */

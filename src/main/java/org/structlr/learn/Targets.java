@@ -5,7 +5,10 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.api.ops.impl.shape.Gather;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.indexing.NDArrayIndex;
+import org.structlr.data.Example;
 import org.structlr.model.ExampleBatch;
+import org.structlr.oracle.BiasedLogisticProblem;
+import org.structlr.oracle.ImageRows;
 
 /**
  * The training truth of a batch in the forms the loop reads every iteration (docs/design.md §1), as ND4J
@@ -18,8 +21,10 @@ import org.structlr.model.ExampleBatch;
  *   F(x, y)            = sum_i theta_i(y_i) + sum_a theta_a(y_i, y_j)                 (score of the truth)
  * </pre>
  * The per-row labels of the oracle problems ({@link #labels}, {@link #pairLabels}) are host arrays,
- * read once. This is where a loss other than Hamming, void labels or soft targets would change the
- * terms (the loop itself never looks at labels).
+ * read once. This is where a loss other than Hamming, void labels or soft targets change the terms
+ * (the loop itself never looks at labels). Void labels ({@link VoidRows}): a void variable adds no
+ * term of its own (Delta 0, no term in F, no oracle row; its factors and those of the edges touching
+ * it are zero in training).
  */
 public final class Targets {
     private final int L;
@@ -27,11 +32,13 @@ public final class Targets {
     private final int[][] pairLabels;       // per pairwise type, in the type's edge order
     private final INDArray[] edgesOfType;   // per pairwise type, its edges (indices into edge order), or null with one type
     private final INDArray delta;           // [V, L]
-    private final INDArray truthU, truthP;  // flat indices of the true entries: v * L + y_v, e * L^2 + y_i L + y_j
+    private final INDArray truthU, truthP;  // flat indices of the true entries: v * L + y_v, e * L^2 + y_i L + y_j (labelled only)
+    private final VoidRows voids;
+    private final double[] unaryWeights;    // row weights of the unary rows (RowWeights), or null: all 1
+    private final double[][] pairWeights;   // per pairwise type, in the type's edge order, or null: all 1
 
-    private Targets(ExampleBatch b) {
+    private Targets(ExampleBatch b, RowWeights weights) {
         if (!b.hasLabels()) throw new IllegalArgumentException("training examples must carry labels");
-        if (b.hasVoid()) throw new IllegalArgumentException("training on void labels is not supported yet (no term of their own)");
         L = b.numLabels();
         labels = b.labels();
         int[] joint = b.jointLabels();
@@ -41,19 +48,78 @@ public final class Targets {
             pairLabels[t] = b.pairLabels(t);
             if (pairLabels.length > 1) edgesOfType[t] = Nd4j.createFromArray(b.edgesOfType(t));
         }
-        int V = labels.length;
-        long[] u = new long[V];
-        for (int v = 0; v < V; v++) u[v] = (long) v * L + labels[v];
-        long[] p = new long[joint.length];
-        for (int e = 0; e < joint.length; e++) p[e] = (long) e * L * L + joint[e];
-        truthU = Nd4j.createFromArray(u);
-        truthP = Nd4j.createFromArray(p);
+        truthU = Nd4j.createFromArray(java.util.stream.IntStream.range(0, labels.length).filter(v -> labels[v] != Example.VOID)
+                .mapToLong(v -> (long) v * L + labels[v]).toArray());
+        truthP = Nd4j.createFromArray(java.util.stream.IntStream.range(0, joint.length).filter(e -> joint[e] != Example.VOID)
+                .mapToLong(e -> (long) e * L * L + joint[e]).toArray());
         delta = org.structlr.model.Potentials.hammingLoss(b);
+        voids = new VoidRows(b);
+        if (weights.any()) {
+            // w_i = e_k c_{y_i}, w_a = e_k (c_{y_i} + c_{y_j}) / 2 (RowWeights); void rows are dropped, so their weight is never read
+            int n = b.examples().size();
+            double[] c = weights.classWeights(labels, L), e = weights.exampleWeights(n);
+            unaryWeights = new double[labels.length];
+            double[] edgeWeights = new double[joint.length];
+            org.structlr.graph.FactorGraph g = b.graph();
+            for (int k = 0; k < n; k++) {
+                for (int v = b.variableOffset(k); v < b.variableOffset(k + 1); v++) unaryWeights[v] = labels[v] == Example.VOID ? 0 : e[k] * c[labels[v]];
+                for (int a = b.edgeOffset(k); a < b.edgeOffset(k + 1); a++) {
+                    edgeWeights[a] = joint[a] == Example.VOID ? 0 : e[k] * (c[labels[g.edgeFrom(a)]] + c[labels[g.edgeTo(a)]]) / 2;
+                }
+            }
+            pairWeights = new double[pairLabels.length][];
+            for (int t = 0; t < pairLabels.length; t++) {
+                int[] edges = b.edgesOfType(t);
+                pairWeights[t] = new double[edges.length];
+                for (int k = 0; k < edges.length; k++) pairWeights[t][k] = edgeWeights[edges[k]];
+            }
+        } else {
+            unaryWeights = null;
+            pairWeights = null;
+        }
+    }
+
+    /** Whether some training variable is void (it then adds no term of its own, {@link VoidRows}). */
+    public boolean hasVoid() {
+        return voids.any();
+    }
+
+    /** Training unary potentials [V, L]: the void variables' rows zero (a copy), or the input without void. */
+    INDArray maskUnary(INDArray thetaU) {
+        return voids.maskUnary(thetaU);
+    }
+
+    /** Training pairwise potentials [E, L^2]: the rows of edges touching a void variable zero (a copy), or the input without void. */
+    INDArray maskPair(INDArray thetaP) {
+        return voids.maskPair(thetaP);
+    }
+
+    /** The unary oracle problem: the labelled variables' rows of the features and bias [V, L], placed by {@code images} (may be null). */
+    BiasedLogisticProblem unaryProblem(INDArray features, INDArray bias, ImageRows images) {
+        return voids.unaryProblem(features, bias, unaryWeights, images);
+    }
+
+    /**
+     * Pairwise type {@code t}'s oracle problem: the rows of its edges with two labelled ends, from the
+     * type's features and bias (type order); null when the type has no such edge.
+     */
+    BiasedLogisticProblem pairProblem(int t, INDArray features, INDArray bias, ImageRows images) {
+        return voids.pairProblem(t, features, pairLabels[t], bias, pairWeights == null ? null : pairWeights[t], images);
     }
 
     /** The truth of a labelled batch. */
     public static Targets of(ExampleBatch b) {
-        return new Targets(b);
+        return new Targets(b, RowWeights.NONE);
+    }
+
+    /**
+     * The truth of a labelled batch whose oracle rows carry {@code weights} (class weights and one
+     * example weight per example of the batch, in its order).
+     *
+     * @throws IllegalArgumentException when the weights do not fit the batch (class or example count)
+     */
+    public static Targets of(ExampleBatch b, RowWeights weights) {
+        return new Targets(b, weights);
     }
 
     /** [V, L] Delta: 1 where y differs from the true label. Do not modify. */
@@ -92,7 +158,7 @@ public final class Targets {
         return Nd4j.exec(new Gather(allEdges, edgesOfType[t], 0))[0];   // the indices live with the arrays: nothing from the host
     }
 
-    /** F(x, y): the potentials at the true labels, summed in double (Delta is 0 there). */
+    /** F(x, y): the potentials at the true labels, summed in double (Delta is 0 there); void variables and edges touching them: no term. */
     double score(INDArray thetaU, INDArray thetaP) {
         return picked(thetaU, truthU) + picked(thetaP, truthP);
     }

@@ -45,16 +45,14 @@ public final class Training {
     }
 
     /**
-     * Not yet: learning from void labels (issue 21, item 2). Until the learner gives void variables
-     * no term of their own, a training set with a void label is refused rather than mis-trained;
-     * test and validation examples may have void labels (their errors and metrics skip them).
+     * Void labels in the training set: learned in the simple form (a void variable adds no term of
+     * its own, {@link VoidRows}), on one machine with a schedule that does not extrapolate; an
+     * extrapolating schedule is refused for now (its line objective counts every label).
      */
-    static void refuseVoid(Dataset data) {
-        for (org.structlr.data.Example e : data.train()) {
-            if (e.hasVoid()) {
-                throw new BadInputException(e.name() + ": has void labels (" + org.structlr.data.Example.VOID
-                        + " = no label); training on void labels is not supported yet (test and val examples may have them)");
-            }
+    static void checkVoid(Dataset data, LearnSettings settings) {
+        if (data.hasVoid("train") && settings.newSchedule().extrapolates()) {
+            throw new BadInputException(data.root().map(Object::toString).orElse("<data set>") + ": the training examples have void labels;"
+                    + " schedule " + settings.schedule() + " extrapolates, which does not handle void yet: use --schedule paper or adaptive");
         }
     }
 
@@ -108,17 +106,35 @@ public final class Training {
      */
     public static Outcome train(Dataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings,
                                 int threads, LearnListener listener, LearnerState from, StateSink sink) {
+        return train(data, unary, pair, settings, RowWeights.NONE, threads, listener, from, sink);
+    }
+
+    /**
+     * As {@link #train(Dataset, FunctionSpec, FunctionSpec, LearnSettings, int, LearnListener, LearnerState, StateSink)}
+     * with class and example weights on the oracle rows ({@link RowWeights}; example weights in the
+     * order of {@code data.train()}), recorded in the model (settings "weights").
+     */
+    public static Outcome train(Dataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings, RowWeights weights,
+                                int threads, LearnListener listener, LearnerState from, StateSink sink) {
         checkApplicable(data, unary.name(), pair.name());
-        refuseVoid(data);
+        checkVoid(data, settings);
         List<String> types = pairTypeNames(data.numPairTypes());
         int L = data.numLabels();
         ExampleBatch train = new ExampleBatch(data.train(), L, types);
         ExampleBatch test = data.test().isEmpty() ? null : new ExampleBatch(data.test(), L, types);
-        AlternatingLearner.Result r;
-        try (Oracles oracles = Oracles.create(data.summary(), unary, pair, settings, threads)) {
-            r = new AlternatingLearner(settings, oracles.unary(), oracles.pair()).train(train, test, from, listener, sink);
+        Targets truth;
+        try {
+            truth = Targets.of(train, weights);
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException(data.root().map(Object::toString).orElse("<data set>") + ": " + e.getMessage());
         }
-        return outcome(data, unary, pair, settings, from, r);
+        AlternatingLearner.Result r;
+        try (Oracles oracles = Oracles.create(data.summary(), unary, pair, settings, threads);
+             BatchStates states = new BatchStates(train, truth, test, settings.eps(), settings.evalSweeps() > 0)) {
+            r = new AlternatingLearner(settings, oracles.unary(), oracles.pair()).train(states, from, listener, sink);
+        }
+        Map<String, Object> recorded = weights.any() ? weights.toMap(train.labels(), L) : Map.of();
+        return outcome(data.summary(), data.info(), Map.of(DataHashes.DATA_HASH, DataHashes.dataHash(data)), unary, pair, settings, recorded, from, r);
     }
 
     /**
@@ -137,6 +153,12 @@ public final class Training {
      */
     public static Outcome outcome(DatasetSummary data, Map<String, Object> info, Map<String, String> hashes, FunctionSpec unary,
                                   FunctionSpec pair, LearnSettings settings, LearnerState from, AlternatingLearner.Result r) {
+        return outcome(data, info, hashes, unary, pair, settings, Map.of(), from, r);
+    }
+
+    /** As above, recording {@code weights} ({@link RowWeights#toMap}; empty: none) in the model's settings as "weights". */
+    static Outcome outcome(DatasetSummary data, Map<String, Object> info, Map<String, String> hashes, FunctionSpec unary,
+                           FunctionSpec pair, LearnSettings settings, Map<String, Object> weights, LearnerState from, AlternatingLearner.Result r) {
         List<String> types = pairTypeNames(data.numPairTypes());
         int L = data.numLabels();
         // A type never fitted (0 iterations) is the zero function.
@@ -144,6 +166,7 @@ public final class Training {
         List<ScoreFunction> pairFunctions = new ArrayList<>();
         for (int t = 0; t < types.size(); t++) pairFunctions.add(r.pair().get(t) != null ? r.pair().get(t) : new ZeroScore(L * L));
         Map<String, Object> s = settingsMap(unary, pair, settings);
+        if (!weights.isEmpty()) s.put("weights", weights);
         Map<String, Object> prov = Provenance.of(data, info, hashes, settings.seed());
         IterationRecord last = r.curve().isEmpty() ? null : r.curve().get(r.curve().size() - 1);
         if (last != null) {
@@ -155,6 +178,11 @@ public final class Training {
         prov.put("secondsInOracleFits", r.fitSeconds());
         prov.put("secondsInMessagePassing", r.passingSeconds());
         prov.put("secondsInEvaluation", r.evalSeconds());
+        // what the oracles say of themselves (Oracle.describe: every setting that changes a fit)
+        Map<String, Object> oracles = new LinkedHashMap<>();
+        oracles.put("unary", r.unaryOracle());
+        oracles.put("pairwise", r.pairOracles());
+        prov.put("oracles", oracles);
         org.structlr.data.ClassTable classes = Dataset.classes(info, L, (data.root() == null ? "<data set>" : data.root()) + "/" + Dataset.INFO_FILE);
         return new Outcome(new CrfModel(L, settings.eps(), data.unaryDim(), data.pairDim(), types, unaryFunction, pairFunctions, s, prov, classes),
                 r.curve(), r.fitSeconds(), r.passingSeconds(), r.evalSeconds());
@@ -173,7 +201,7 @@ public final class Training {
         s.put("iterations", settings.iterations());
         s.put("eps", settings.eps());
         s.put("sweepsPerFit", settings.sweepsPerFit());
-        s.put("evalSweeps", settings.evalSweeps());
+        s.put("evalSweeps", settings.evalSweepsRecorded());
         s.put("evalEvery", settings.evalEvery());
         s.put("seed", settings.seed());
         s.put("schedule", settings.schedule());

@@ -1,10 +1,17 @@
 package org.structlr.metrics;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
 import org.structlr.data.Example;
 import org.structlr.inference.MessagePassing;
 import org.structlr.inference.StopRule;
+import org.structlr.learn.Functions;
+import org.structlr.learn.IterationRecord;
+import org.structlr.learn.LearnListener;
+import org.structlr.model.CrfModel;
 import org.structlr.model.ExampleBatch;
 import org.structlr.model.Potentials;
 import org.structlr.oracle.ScoreFunction;
@@ -17,6 +24,11 @@ import org.structlr.oracle.ScoreFunction;
  * the highest val mean IoU (ties: the earlier one) are kept as the best model; after {@code patience}
  * checks in a row without a better mean IoU, {@link Check#stop()} asks the learner to stop
  * (patience 0: never).
+ *
+ * <p>In a run: {@link #around} makes the learner's listener that checks and stops
+ * ({@link LearnListener#keepLearning}), {@link #checkLast} checks the functions the learner ended
+ * with (the learner does not ask the listener after its last iteration), and {@link #keepBest} is
+ * the model with the best check's functions.
  *
  * <p>Keeping functions by reference is safe: an oracle continues from a copy of the function it is
  * given, never changing it. The engine is the batch's own ({@link ExampleBatch#newEngine}); close this
@@ -86,6 +98,82 @@ public final class Validation implements AutoCloseable {
         if (better) best = k;
         history.add(k);
         return k;
+    }
+
+    /**
+     * The listener of a run of {@code totalIterations} iterations: {@code inner}'s, plus a check at
+     * every due iteration (told to {@code onCheck}); learning stops when a check says so or
+     * {@code inner} does.
+     */
+    public LearnListener around(LearnListener inner, int totalIterations, Consumer<Check> onCheck) {
+        return new LearnListener() {
+            @Override
+            public void onIteration(IterationRecord record, int total) {
+                inner.onIteration(record, total);
+            }
+
+            @Override
+            public void onProgress(int iteration, int total) {
+                inner.onProgress(iteration, total);
+            }
+
+            @Override
+            public boolean keepLearning(int iteration, Functions functions) {
+                boolean keep = inner.keepLearning(iteration, functions);
+                if (!due(iteration, totalIterations)) return keep;
+                Check c = check(iteration, functions.unary(), functions.pair());
+                onCheck.accept(c);
+                return keep && !c.stop();
+            }
+        };
+    }
+
+    /**
+     * Checks the model a run ended with, after iteration {@code lastIteration}, unless that
+     * iteration was checked already; null then.
+     */
+    public Check checkLast(int lastIteration, CrfModel trained) {
+        if (!history.isEmpty() && history.get(history.size() - 1).iteration() == lastIteration) return null;
+        return check(lastIteration, trained.unary(), trained.pair());
+    }
+
+    /**
+     * {@code trained} with the best check's functions, and its provenance saying so ("validation":
+     * the options, the checks' count, the kept iteration and its val mean IoU, the last iteration
+     * learned and whether patience stopped it; "trainError"/"testError" stay those of the last
+     * iteration's curve row).
+     */
+    public CrfModel keepBest(CrfModel trained, int lastIteration) {
+        if (best == null) throw new IllegalStateException("no validation check yet");
+        Map<String, Object> v = new LinkedHashMap<>();
+        v.put("every", every);
+        v.put("patience", patience);
+        v.put("sweeps", sweeps);
+        v.put("checks", history.size());
+        v.put("keptIteration", best.iteration());
+        v.put("keptValMeanIou", best.meanIou());
+        v.put("keptValPixelAccuracy", best.confusion().pixelAccuracy());
+        v.put("lastIteration", lastIteration);
+        v.put("stoppedEarly", history.get(history.size() - 1).stop());
+        Map<String, Object> provenance = new LinkedHashMap<>(trained.provenance());
+        provenance.put("validation", v);
+        return new CrfModel(trained.numLabels(), trained.eps(), trained.unaryFeatures(), trained.pairFeatures(), trained.pairTypes(),
+                bestUnary, bestPair, trained.settings(), provenance, trained.classes());
+    }
+
+    /** The checks as report rows (the report's snake_case): iteration, val mean_iou, pixel_accuracy, whether best so far, seconds. */
+    public List<Map<String, Object>> toRows() {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (Check c : history) {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("iteration", c.iteration());
+            r.put("mean_iou", c.meanIou());
+            r.put("pixel_accuracy", c.confusion().pixelAccuracy());
+            r.put("best", c.best());
+            r.put("seconds", c.seconds());
+            rows.add(r);
+        }
+        return rows;
     }
 
     public List<Check> history() { return List.copyOf(history); }

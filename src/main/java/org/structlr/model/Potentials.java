@@ -38,13 +38,19 @@ public final class Potentials {
         return Nd4j.pullRows(Nd4j.concat(0, parts), 1, b.typeOrderPosition());
     }
 
-    /** [V, L] Hamming loss augmentation Delta_i(y) = [y != y_i]: 1 where y differs from the true label. */
+    /**
+     * [V, L] Hamming loss augmentation Delta_i(y) = [y != y_i]: 1 where y differs from the true
+     * label; 0 everywhere for a void variable (in training it adds no term of its own).
+     */
     public static INDArray hammingLoss(ExampleBatch b) {
         int[] labels = b.labels();
         int L = b.numLabels();
         float[] d = new float[labels.length * L];   // on the host, once per batch
         java.util.Arrays.fill(d, 1f);
-        for (int v = 0; v < labels.length; v++) d[v * L + labels[v]] = 0f;
+        for (int v = 0; v < labels.length; v++) {
+            if (labels[v] == org.structlr.data.Example.VOID) java.util.Arrays.fill(d, v * L, v * L + L, 0f);   // no term of its own
+            else d[v * L + labels[v]] = 0f;
+        }
         return Nd4j.create(d, new long[] {labels.length, L}, 'c');
     }
 

@@ -85,9 +85,10 @@ class SparkLocalTest {
      * matter here: its final objective is not the paper schedule's.
      */
     @ParameterizedTest
-    @CsvSource({"adaptive, 2", "adaptive-extrapolate, 3"})
-    void everyScheduleWithEvalEveryOnLocal2MatchesOneMachine(String schedule, int evalEvery) {
-        LearnSettings s = new LearnSettings(5, 0.1, 5, 10, evalEvery, 3, schedule);
+    @CsvSource({"adaptive, 2, 10", "adaptive-extrapolate, 3, -1"})
+    void everyScheduleWithEvalEveryOnLocal2MatchesOneMachine(String schedule, int evalEvery, int evalSweeps) {
+        // evalSweeps -1 = auto: the executors count the test variables for K (LearnSettings.evalSweepsFor)
+        LearnSettings s = new LearnSettings(5, 0.1, 5, evalSweeps, evalEvery, 3, schedule);
         Training.Outcome one = Training.train(data, "linear", "linear", s, 1, LearnListener.NONE);
         Training.Outcome paper = Training.train(data, "linear", "linear", s.withSchedule("paper"), 1, LearnListener.NONE);
         assertTrue(Math.abs(last(one).objective() - last(paper).objective()) > 1e-3 * last(paper).objective(),
@@ -144,6 +145,23 @@ class SparkLocalTest {
     }
 
     /** Constant unary (per-partition aggregates into the single-machine Newton), zero pairwise. */
+    /** Not yet on Spark: void training labels are refused before Spark starts, with one error naming the example. */
+    @Test
+    void voidTrainingLabelsAreRefusedForNow() {
+        java.util.List<org.structlr.data.Example> train = new java.util.ArrayList<>(data.train());
+        org.structlr.data.Example e = train.get(1);
+        int[] y = e.labels();
+        y[3] = org.structlr.data.Example.VOID;
+        org.structlr.data.Example.Builder b = org.structlr.data.Example.builder(e.unary(), e.unaryDim(), e.edges(), e.pairwise(), e.pairDim())
+                .labels(y).numLabels(2).source(java.nio.file.Path.of("one-void.npz"));
+        e.shape().ifPresent(s -> b.shape(s[0], s[1]));
+        train.set(1, b.build());
+        Dataset withVoid = Dataset.of(train, data.test(), java.util.List.of());
+        org.structlr.data.BadInputException x = org.junit.jupiter.api.Assertions.assertThrows(org.structlr.data.BadInputException.class,
+                () -> new SparkTraining().train("local[2]", withVoid, "linear", "linear", SETTINGS, 1, LearnListener.NONE, null, StateSink.NONE));
+        assertTrue(x.getMessage().startsWith("one-void.npz: has void labels") && x.getMessage().contains("train without --spark"), x.getMessage());
+    }
+
     @Test
     void constZeroOnLocal2MatchesOneMachine() {
         assertSameCurve(single("const", "zero"), spark("local[2]", "const", "zero", null, StateSink.NONE));

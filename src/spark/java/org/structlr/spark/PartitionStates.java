@@ -52,7 +52,7 @@ final class PartitionStates implements ExampleStates {
     private final Layout layout;
     private final int cutEvery;
     private final boolean lineageOnExecutors;
-    private long trainVariables = -1;
+    private long trainVariables = -1, testVariables = -1;
 
     private JavaRDD<Block> blocks;
     /** RDDs persisted since the last one known to be materialised (unpersisted once a later one is). */
@@ -90,6 +90,13 @@ final class PartitionStates implements ExampleStates {
     public long numTrainVariables() {
         if (trainVariables < 0) trainVariables = blocks.filter(b -> !b.test).map(b -> (long) b.batch().graph().numVariables()).reduce(Long::sum);
         return trainVariables;
+    }
+
+    /** Counted by the executors once. */
+    @Override
+    public long numTestVariables() {
+        if (testVariables < 0) testVariables = blocks.filter(b -> b.test).map(b -> (long) b.batch().graph().numVariables()).fold(0L, Long::sum);
+        return testVariables;
     }
 
     // ------------------------------------------------------------------ stages

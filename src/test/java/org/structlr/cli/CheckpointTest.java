@@ -217,6 +217,58 @@ class CheckpointTest {
         assertEquals(List.of(Path.of("keep.txt")), files(photos));
     }
 
+    /**
+     * Class options travel with the checkpoint: a resume without them runs the checkpoint's values
+     * (the same curve and model as an uninterrupted run with them), the same value given again is
+     * accepted, a different one is refused naming both; the model records the oracles' descriptions.
+     */
+    @Test
+    void classOptionsAreRecordedAdoptedAndADifferentOneRefused() throws IOException {
+        Path ck = tmp.resolve("ck-options");
+        String[] opts = {"--unary", "mlp", "--pairwise", "linear", "--unary-option", "hidden=3", "--unary-option", "epochs=2"};
+        List<String> first = new ArrayList<>(List.of("train", "--data", data.toString(), "--iterations", "2", "--checkpoint", ck.toString(),
+                "--checkpoint-every", "1"));
+        first.addAll(List.of(opts));
+        TrainPredictCommandTest.Run r = TrainPredictCommandTest.run(args(first.toArray(String[]::new)));
+        assertEquals(0, r.code(), r.err());
+        Checkpoint cp = Checkpoint.load(ck);
+        assertEquals(3, cp.unary().options().values().get("hidden"));
+        assertEquals(2, cp.unary().options().values().get("epochs"));
+        assertEquals("linear", cp.pairKind());
+
+        r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(), "--unary-option", "hidden=4", "--quiet");
+        TrainPredictCommandTest.assertUsageError(r, ck.toString(), "--unary-option hidden=3, not hidden=4");
+
+        Path resumed = tmp.resolve("resumed"), plain = tmp.resolve("plain");
+        r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(), "--iterations", "3",
+                "--unary-option", "epochs=2", "--quiet", "--output", resumed.resolve("model").toString(), "--report", resumed.resolve("r.json").toString());
+        assertEquals(0, r.code(), r.err());
+        List<String> whole = new ArrayList<>(List.of("train", "--data", data.toString(), "--iterations", "3",
+                "--output", plain.resolve("model").toString(), "--report", plain.resolve("r.json").toString()));
+        whole.addAll(List.of(opts));
+        r = TrainPredictCommandTest.run(args(whole.toArray(String[]::new)));
+        assertEquals(0, r.code(), r.err());
+        JsonNode a = new ObjectMapper().readTree(plain.resolve("r.json").toFile()).get("iterations");
+        JsonNode b = new ObjectMapper().readTree(resumed.resolve("r.json").toFile()).get("iterations");
+        assertEquals(3, a.size());
+        for (int k = 0; k < 3; k++) {
+            for (String key : List.of("iteration", "objective", "train_error", "test_error")) {
+                assertEquals(a.get(k).get(key), b.get(k).get(key), key + " of iteration " + (k + 1) + " (hidden=3 adopted from the checkpoint)");
+            }
+        }
+        CrfModel mb = CrfModel.load(resumed.resolve("model"));
+        assertEquals(java.util.Map.of("hidden", 3, "epochs", 2), subset((java.util.Map<?, ?>) mb.settings().get("unaryOptions"), "hidden", "epochs"));
+        Object described = ((java.util.Map<?, ?>) mb.provenance().get("oracles")).get("unary");
+        assertTrue(String.valueOf(described).startsWith("mlp (3 tanh") && String.valueOf(described).contains("2 epochs per fit"), String.valueOf(described));
+        assertArrayEquals(predict(CrfModel.load(plain.resolve("model"))), predict(mb), "predicted test labels");
+    }
+
+    private static java.util.Map<String, Object> subset(java.util.Map<?, ?> m, String... keys) {
+        java.util.Map<String, Object> out = new java.util.LinkedHashMap<>();
+        for (String k : keys) out.put(k, ((Number) m.get(k)).intValue());
+        return out;
+    }
+
     /** A save killed part way leaves a temporary sibling: the next run into the same folder deletes it and goes on. */
     @Test
     void leftoversOfAKilledSaveAreCleanedUp() throws IOException {

@@ -197,6 +197,20 @@ class LauncherTest {
         assertTrue(spark.err().contains("mvn -B -q -Pspark package -DskipTests"), spark.err());
     }
 
+    /** A Java older than 17 (here a stand-in that only answers -version) is refused with one line naming it. */
+    @Test
+    void javaOlderThan17IsRefusedByName() throws Exception {
+        for (String[] v : new String[][] {{"openjdk version \"11.0.2\" 2019-01-15", "11"}, {"java version \"1.8.0_292\"", "8"}}) {
+            Path home = Files.createDirectories(dir.resolve("old-java-" + v[1]).resolve("bin"));
+            Path java = home.resolve("java");
+            Files.writeString(java, "#!/bin/sh\necho '" + v[0] + "' >&2\nexit 0\n");
+            Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+            Run r = run(launcher(dist), Map.of("JAVA_HOME", home.getParent().toString()), "classes");
+            assertEquals(2, r.code(), r.err());
+            assertEquals("structlr: " + java + " is Java " + v[1] + "; structlr needs Java 17 or newer (set JAVA_HOME)\n", r.err());
+        }
+    }
+
     @Test
     void aSymbolicLinkToTheLauncherFindsTheInstallation() throws Exception {
         Path links = Files.createDirectories(dir.resolve("home-bin"));

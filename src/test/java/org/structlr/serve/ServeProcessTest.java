@@ -50,7 +50,8 @@ class ServeProcessTest {
         int[] want = Predictor.predictEach(CrfModel.load(Path.of("models/denoise-boost")), List.of(ex), 500, 1e-5).get(0).labels();
 
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(javaBin, "--add-modules", "jdk.incubator.vector", "-Xmx2g", "-cp", System.getProperty("java.class.path"),
+        // env --default-signal=HUP: a test run under nohup would hand its SIGHUP-ignored state to the server
+        ProcessBuilder pb = new ProcessBuilder("env", "--default-signal=HUP", javaBin, "--add-modules", "jdk.incubator.vector", "-Xmx2g", "-cp", System.getProperty("java.class.path"),
                 "org.structlr.cli.Main", "serve", "--model", "models/denoise-boost", "--port", "0", "--threads", "1",
                 "--max-batch", "8", "--max-wait-ms", "100", "--timeout-ms", "90000");
         pb.environment().put("OMP_NUM_THREADS", "1");
@@ -72,7 +73,8 @@ class ServeProcessTest {
             assertTrue(ready && url != null, "the server started: " + Files.readString(logFile));
             // SIGHUP reloads the model folder (generation 2) without stopping
             assertEquals(0, new ProcessBuilder("kill", "-HUP", Long.toString(p.pid())).start().waitFor());
-            while (!Files.readString(logFile).contains("(generation 2)") && System.nanoTime() < deadline && p.isAlive()) Thread.sleep(200);
+            long reloadDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+            while (!Files.readString(logFile).contains("(generation 2)") && System.nanoTime() < reloadDeadline && p.isAlive()) Thread.sleep(200);
             assertTrue(Files.readString(logFile).contains("reloaded models/denoise-boost (generation 2)"), Files.readString(logFile));
             ServeClient c = new ServeClient(url);
             ObjectMapper json = new ObjectMapper();
