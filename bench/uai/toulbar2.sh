@@ -12,6 +12,7 @@ command -v toulbar2 >/dev/null || { echo "toulbar2 not found (apt-get install to
 mkdir -p "$out"
 while read -r rel; do
   [ -z "$rel" ] && continue
+  case "$rel" in \#*) continue ;; esac
   name=$(basename "$rel" .uai)
   [ -f "$out/$name.log" ] && continue
   model="$models/$rel"

@@ -77,7 +77,13 @@ public final class UaiBench {
 
     static List<String> list(Path list) throws IOException {
         List<String> out = new ArrayList<>();
-        for (String l : Files.readAllLines(list)) if (!l.isBlank() && !l.startsWith("#")) out.add(l.strip());
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (String l : Files.readAllLines(list)) {
+            if (l.isBlank() || l.startsWith("#")) continue;
+            // results and toulbar2's files are keyed by the model's file name: two models may not share one
+            if (!names.add(name(l.strip()))) throw new IllegalArgumentException(list + ": two models are named " + name(l.strip()));
+            out.add(l.strip());
+        }
         return out;
     }
 
@@ -203,10 +209,10 @@ public final class UaiBench {
         }
         StringBuilder s = new StringBuilder();
         s.append("| model | V | factors | largest | best known | ");
-        for (String v : variants) s.append(v).append(" | ");
+        for (String v : variants) s.append(v).append(" (gap; wall / CPU s) | ");
         s.append("\n|---|---|---|---|---|").append("---|".repeat(variants.size())).append('\n');
         int[] within = new int[variants.size()], solved = new int[variants.size()], count = new int[variants.size()], cert = new int[variants.size()];
-        double[] time = new double[variants.size()];
+        double[] time = new double[variants.size()], cpu = new double[variants.size()];
         for (Map.Entry<String, String[]> b : best.entrySet()) {
             String name = b.getKey();
             double bk = Double.parseDouble(b.getValue()[4]);
@@ -227,14 +233,16 @@ public final class UaiBench {
                 if (ok) within[k]++;
                 if (Boolean.parseBoolean(r[6])) cert[k]++;
                 time[k] += Double.parseDouble(r[7]);
-                s.append(String.format("%.4f (%s%.2f%%%s) %.1f s | ", e, gap <= 0 ? "" : "-", Math.abs(100 * gap), Boolean.parseBoolean(r[6]) ? ", proven" : "", Double.parseDouble(r[7])));
+                cpu[k] += Double.parseDouble(r[8]);
+                s.append(String.format("%.4f (%s%.2f%%%s) %.1f / %.1f s | ", e, gap <= 0 ? "" : "-", Math.abs(100 * gap), Boolean.parseBoolean(r[6]) ? ", proven" : "",
+                        Double.parseDouble(r[7]), Double.parseDouble(r[8])));
             }
             s.append('\n');
         }
-        s.append("\n| variant | models | solved (finite energy) | within 1% of best known | proven optimal | mean seconds |\n|---|---|---|---|---|---|\n");
+        s.append("\n| variant | models | solved (finite energy) | within 1% of best known | proven optimal | mean seconds, wall / CPU |\n|---|---|---|---|---|---|\n");
         for (int k = 0; k < variants.size(); k++) {
-            s.append(String.format("| %s | %d | %d | %d (%.0f%%) | %d | %.1f |%n", variants.get(k), count[k], solved[k], within[k],
-                    count[k] == 0 ? 0 : 100.0 * within[k] / count[k], cert[k], count[k] == 0 ? 0 : time[k] / count[k]));
+            s.append(String.format("| %s | %d | %d | %d (%.0f%%) | %d | %.1f / %.1f |%n", variants.get(k), count[k], solved[k], within[k],
+                    count[k] == 0 ? 0 : 100.0 * within[k] / count[k], cert[k], count[k] == 0 ? 0 : time[k] / count[k], count[k] == 0 ? 0 : cpu[k] / count[k]));
         }
         Files.writeString(out.resolve("table.md"), s.toString());
         System.out.print(s);

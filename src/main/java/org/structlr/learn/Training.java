@@ -134,6 +134,7 @@ public final class Training {
         }
         AlternatingLearner.Result r;
         try (Oracles oracles = Oracles.create(data.summary(), unary, pair, settings, threads);
+
              BatchStates states = new BatchStates(train, truth, test, settings.eps(), settings.evaluatesErrors(), settings.engine())) {
             r = new AlternatingLearner(settings, oracles.unary(), oracles.pair()).train(states, from, listener, sink);
         }
