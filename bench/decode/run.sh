@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Decode speed and pixel agreement of structlr's ImageDecoder (javax.imageio) against the OpenCV
 # build structlr used before (bytedeco 4.5.5-1.5.7), on a folder of rgb/ and figure_ground/ images.
-#   bench/decode/run.sh [DB_FOLDER] [ROUNDS]      (default: ../shared/data/weizmann_horse_db, 5)
+#   bench/decode/run.sh DB_FOLDER [ROUNDS]      (DB_FOLDER: the Weizmann Horse Database folder; ROUNDS default 5)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-DB=${1:-../shared/data/weizmann_horse_db}
+DB=${1:?usage: bench/decode/run.sh DB_FOLDER [ROUNDS] (the Weizmann Horse Database folder)}
 ROUNDS=${2:-5}
 OUT=target/bench-decode
 mkdir -p "$OUT"

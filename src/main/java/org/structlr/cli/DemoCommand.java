@@ -3,6 +3,7 @@ package org.structlr.cli;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.structlr.data.AtomicFiles;
+import org.structlr.data.BadInputException;
 import org.structlr.data.Dataset;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.Training;
@@ -51,6 +52,8 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        // demo always draws its learning curve, which needs at least one row (train takes 0 to only evaluate)
+        if (iterations < 1) throw new BadInputException("option '--iterations' must be at least 1 for demo, got " + iterations);
         LearnSettings settings = schedule.apply(CliChecks.settings(iterations, 0.1, 25, LearnSettings.AUTO_EVAL_SWEEPS, evalEvery, seed));
         FunctionSpec unarySpec = classOptions.unary(unary), pairSpec = classOptions.pairwise(pairwise);
         int threads = common.apply();

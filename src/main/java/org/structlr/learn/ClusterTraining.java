@@ -70,6 +70,6 @@ public interface ClusterTraining {
     /** The implementation in this build; bad input naming {@code option} when there is none. */
     static ClusterTraining find(String option) {
         return ServiceLoader.load(ClusterTraining.class).findFirst().orElseThrow(() -> new BadInputException(
-                option + ": this build has no Spark; build with -Pspark (mvn -B -Pspark package, then spark-submit target/structlr-spark.jar)"));
+                option + ": this build has no Spark; build with -Pspark (mvn -B -Pspark package), then run bin/structlr, which finds the Spark jars, or spark-submit target/structlr-spark.jar"));
     }
 }

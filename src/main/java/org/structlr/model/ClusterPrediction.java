@@ -24,6 +24,6 @@ public interface ClusterPrediction {
     /** The implementation in this build; bad input naming {@code option} when there is none. */
     static ClusterPrediction find(String option) {
         return ServiceLoader.load(ClusterPrediction.class).findFirst().orElseThrow(() -> new BadInputException(
-                option + ": this build has no Spark; build with -Pspark (mvn -B -Pspark package, then spark-submit target/structlr-spark.jar)"));
+                option + ": this build has no Spark; build with -Pspark (mvn -B -Pspark package), then run bin/structlr, which finds the Spark jars, or spark-submit target/structlr-spark.jar"));
     }
 }

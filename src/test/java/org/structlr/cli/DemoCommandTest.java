@@ -62,6 +62,15 @@ class DemoCommandTest {
     }
 
     @Test
+    void zeroIterationsIsOneUsageErrorAndWritesNothing() {
+        Path out = tmp.resolve("zero");
+        TrainPredictCommandTest.Run r = TrainPredictCommandTest.run("demo", "--out", out.toString(), "--iterations", "0", "--quiet");
+        assertEquals(2, r.code(), r.err());
+        assertEquals("error: option '--iterations' must be at least 1 for demo, got 0", r.err().strip());
+        assertTrue(Files.notExists(out), "nothing written");
+    }
+
+    @Test
     void aRerunReplacesItsDataButNotAFolderItDidNotMake() throws Exception {
         Path out = tmp.resolve("demo");
         assertEquals(0, demo(out, 2).code());

@@ -38,8 +38,8 @@ class TrainSparkOptionTest {
             assertTrue(Files.isDirectory(model));
         } else {
             assertEquals(Main.EXIT_USAGE, code);
-            assertEquals("error: --spark: this build has no Spark; build with -Pspark (mvn -B -Pspark package, then spark-submit"
-                    + " target/structlr-spark.jar)", err.toString().strip());
+            assertEquals("error: --spark: this build has no Spark; build with -Pspark (mvn -B -Pspark package), then run bin/structlr,"
+                    + " which finds the Spark jars, or spark-submit target/structlr-spark.jar", err.toString().strip());
             assertFalse(Files.exists(model), "no model written");
         }
     }
@@ -56,8 +56,8 @@ class TrainSparkOptionTest {
         int code = Main.execute(new PrintWriter(o, true), new PrintWriter(err, true), "predict", "--model", model.toString(),
                 "--input", in.toString(), "--output", out.toString(), "--spark", "local[2]", "--quiet");
         assertEquals(Main.EXIT_USAGE, code);
-        assertEquals("error: --spark: this build has no Spark; build with -Pspark (mvn -B -Pspark package, then spark-submit"
-                + " target/structlr-spark.jar)", err.toString().strip());
+        assertEquals("error: --spark: this build has no Spark; build with -Pspark (mvn -B -Pspark package), then run bin/structlr,"
+                + " which finds the Spark jars, or spark-submit target/structlr-spark.jar", err.toString().strip());
         assertFalse(Files.exists(out), "nothing written");
     }
 }
