@@ -7,6 +7,7 @@ import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.RowWeights;
 import org.structlr.learn.StateSink;
+import org.structlr.learn.VoidForm;
 import org.structlr.learn.Training;
 import org.structlr.oracle.FunctionSpec;
 
@@ -28,7 +29,7 @@ public final class CrfTrainer {
     private CrfTrainer(Builder b) {
         this.unary = FunctionSpec.unary(b.unary, b.unaryOptions);
         this.pairwise = FunctionSpec.pairwise(b.pairwise, b.pairwiseOptions);
-        this.settings = new LearnSettings(b.iterations, b.eps, b.sweeps, b.evalSweeps, b.seed);
+        this.settings = new LearnSettings(b.iterations, b.eps, b.sweeps, b.evalSweeps, b.seed).withVoidForm(b.voidForm);
         this.threads = b.threads;
         RowWeights w = b.classWeights == null ? RowWeights.NONE : RowWeights.classes(b.classWeights);
         this.weights = w.withExamples(b.exampleWeights);
@@ -52,6 +53,7 @@ public final class CrfTrainer {
         private final Map<String, String> unaryOptions = new LinkedHashMap<>(), pairwiseOptions = new LinkedHashMap<>();
         private String classWeights;
         private double[] exampleWeights;
+        private VoidForm voidForm = LearnSettings.DEFAULT_VOID_FORM;
 
         private Builder() {}
 
@@ -74,6 +76,8 @@ public final class CrfTrainer {
         public Builder classWeights(String spec) { this.classWeights = spec; return this; }
         /** One weight per training example, in the data's order (weight k = k copies of the example). */
         public Builder exampleWeights(double... w) { this.exampleWeights = w == null ? null : w.clone(); return this; }
+        /** How training treats void (unlabelled) variables: {@code "simple"} or {@code "clamped"} (see {@link VoidForm}). */
+        public Builder voidForm(String name) { this.voidForm = VoidForm.parse(name); return this; }
         /** Entropy smoothing of the LP relaxation. */
         public Builder eps(double eps) { this.eps = eps; return this; }
         /** Message-passing sweeps after each oracle fit. */
