@@ -67,7 +67,8 @@ public final class AlternatingLearner {
         if (pairOracles.size() != train.numPairTypes()) {
             throw new IllegalArgumentException(pairOracles.size() + " pairwise oracles for " + train.numPairTypes() + " pairwise types");
         }
-        try (BatchStates states = new BatchStates(train, test, settings.eps(), settings.evaluatesErrors(), settings.engine())) {
+        try (BatchStates states = new BatchStates(train, Targets.of(train, RowWeights.NONE, settings.voidForm()), test, settings.eps(),
+                settings.evaluatesErrors(), settings.engine())) {
             return train(states, from, listener, sink);
         }
     }

@@ -71,7 +71,7 @@ public final class BatchStates implements ExampleStates {
         this(train, truth, test, eps, evaluation, EngineChoice.AUTO);
     }
 
-    /** One machine's states of a training batch (and test batch, may be null) on the engine {@code engine} names. */
+    /** One machine's states of a training batch (and test batch, may be null) on the engine {@code engine} names; void labels in the simple form. */
     public BatchStates(ExampleBatch train, ExampleBatch test, double eps, boolean evaluation, EngineChoice engine) {
         this(train, Targets.of(train), test, eps, evaluation, engine);
     }

@@ -137,14 +137,14 @@ public final class Targets {
         return voids.pairProblem(t, features, pairLabels[t], bias, pairWeights == null ? null : pairWeights[t], images);
     }
 
-    /** The truth of a labelled batch. */
+    /** The truth of a labelled batch (void labels in the simple form). */
     public static Targets of(ExampleBatch b) {
         return new Targets(b, RowWeights.NONE, false);
     }
 
     /**
      * The truth of a labelled batch whose oracle rows carry {@code weights} (class weights and one
-     * example weight per example of the batch, in its order).
+     * example weight per example of the batch, in its order); void labels in the simple form.
      *
      * @throws IllegalArgumentException when the weights do not fit the batch (class or example count)
      */
