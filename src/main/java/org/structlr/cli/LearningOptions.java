@@ -45,7 +45,7 @@ final class LearningOptions {
     @Option(names = "--void-form", defaultValue = "clamped", paramLabel = "simple|clamped", converter = VoidForms.class,
             description = "How training treats void (unlabelled) variables: simple = no term of their own; clamped = the loss"
                     + " A(theta) - A(theta | observed labels), a second, clamped message passing per example and soft targets (about twice"
-                    + " the message passing; not with --checkpoint/--resume yet). No effect without void (default: ${DEFAULT-VALUE}).")
+                    + " the message passing). No effect without void (default: ${DEFAULT-VALUE}).")
     VoidForm voidForm;
 
     /** simple or clamped. */

@@ -282,7 +282,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
         }
     }
 
-    /** The recorded --engine; a name that is none is an error naming the manifest. */
+    /** The recorded --void-form (none: the form of the time, simple); a name that is none is an error naming the manifest. */
     private static VoidForm voidForm(Path manifest, JsonNode recorded) {
         if (recorded.isMissingNode()) return VoidForm.RECORDED_BEFORE;
         try {
@@ -292,6 +292,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
         }
     }
 
+    /** The recorded --engine; a name that is none is an error naming the manifest. */
     private static org.structlr.inference.engines.EngineChoice engine(Path manifest, String name) {
         try {
             return org.structlr.inference.engines.EngineChoice.parse(name);
