@@ -40,6 +40,12 @@ public final class CrfExample {
 
     public int numEdges() { return example.numEdges(); }
 
+    /** Unary features per variable. */
+    public int unaryWidth() { return example.unaryDim(); }
+
+    /** The unary features, row-major {@code [V, unaryWidth]} (a copy). */
+    public float[] unary() { return example.unary(); }
+
     /** {@code [height, width]} of an image example (variables are its pixels, row-major), or null. */
     public int[] shape() { return example.shape().orElse(null); }
 

@@ -160,12 +160,17 @@ public final class CrfTrainer {
     public Crf train(CrfData data) {
         Dataset ds = data.dataset;
         String hash = from != null || checkpointDir != null ? DataHashes.dataHash(ds) : null;
-        if (from != null && from.dataHash() != null && !from.dataHash().equals(hash)) {
-            throw new IllegalArgumentException("not the data the checkpoint was trained on (data hash " + hash.substring(0, 12)
-                    + "..., the checkpoint's " + from.dataHash().substring(0, Math.min(12, from.dataHash().length())) + "...)");
+        String examplesHash = from != null || checkpointDir != null ? DataHashes.examplesHash(ds) : null;
+        if (from != null) {
+            // the data hash where the checkpoint has one, else the examples hash (a checkpoint written by the Spark learner)
+            String ours = from.dataHash() != null ? hash : examplesHash, theirs = from.dataHash() != null ? from.dataHash() : from.examplesHash();
+            if (theirs != null && !theirs.equals(ours)) {
+                throw new IllegalArgumentException("not the data the checkpoint was trained on (hash " + ours.substring(0, 12)
+                        + "..., the checkpoint's " + theirs.substring(0, Math.min(12, theirs.length())) + "...)");
+            }
         }
         StateSink sink = checkpointDir == null ? StateSink.NONE
-                : new Checkpointer(checkpointDir, checkpointEvery, unary, pairwise, settings, threads, hash, DataHashes.examplesHash(ds));
+                : new Checkpointer(checkpointDir, checkpointEvery, unary, pairwise, settings, threads, hash, examplesHash);
         LearnListener told = new LearnListener() {
             @Override
             public void onIteration(IterationRecord record, int total) {
