@@ -17,6 +17,7 @@ import org.structlr.oracle.FunctionSpec;
  * <pre>{@code
  *   Crf crf = CrfTrainer.builder().unary("linear").pairwise("linear").iterations(50).build().train(data);
  *   Crf deep = CrfTrainer.builder().unary("fcn").unaryOption("epochs", "2").pairwise("linear").build().train(images);
+ *   Crf tuned = CrfTrainer.builder().unaryNet(Path.of("unary.zip"), 3).pairwise("linear").build().train(images);
  * }</pre>
  */
 public final class CrfTrainer {
@@ -62,6 +63,25 @@ public final class CrfTrainer {
         /** An option the unary class declares ({@code structlr classes} lists them), as text: {@code unaryOption("epochs", "2")}. */
         public Builder unaryOption(String name, String value) {
             unaryOptions.put(Objects.requireNonNull(name), Objects.requireNonNull(value));
+            return this;
+        }
+        /**
+         * Your own unary network (the class becomes {@code fcn}): a DL4J ComputationGraph configuration
+         * (JSON) or model zip with input {@code [B, D, H, W]} and output {@code [B, L, H, W]}, e.g. an
+         * earlier export's unary.zip; {@code freeze} first layers keep their parameters. The file is
+         * read and checked here (IllegalArgumentException naming it); the model records its SHA-256.
+         */
+        public Builder unaryNet(java.nio.file.Path file, int freeze) {
+            this.unary = "fcn";
+            unaryOptions.put("net", file.toString());
+            unaryOptions.put("freeze", String.valueOf(freeze));
+            return this;
+        }
+        /** Your own pairwise network, as {@link #unaryNet}, output {@code [B, 2 L L, H, W]} (right edge, then down edge). */
+        public Builder pairwiseNet(java.nio.file.Path file, int freeze) {
+            this.pairwise = "fcn";
+            pairwiseOptions.put("net", file.toString());
+            pairwiseOptions.put("freeze", String.valueOf(freeze));
             return this;
         }
         /** An option the pairwise class declares, as {@link #unaryOption}. */
