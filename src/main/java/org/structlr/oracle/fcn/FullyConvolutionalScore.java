@@ -125,7 +125,7 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         ComputationGraph src = networkCopy();
         String image = src.getConfiguration().getNetworkInputs().get(0), scores = FcnGraph.scoresVertex(src);
         // DL4J's transfer learning keeps every other layer and its parameters; a frozen layer stays DL4J's FrozenLayer
-        return new TransferLearning.GraphBuilder(src)
+        ComputationGraph plain = new TransferLearning.GraphBuilder(src)
                 .fineTuneConfiguration(new FineTuneConfiguration.Builder().updater(new NoOp()).build())
                 .removeVertexAndConnections(FcnGraph.LOSS)
                 .removeVertexAndConnections(FcnGraph.BIASED)
@@ -133,6 +133,11 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
                 .addLayer(PLAIN_OUTPUT, new CnnLossLayer.Builder(new LossMSE()).activation(Activation.IDENTITY).build(), scores)
                 .setOutputs(PLAIN_OUTPUT)
                 .build();
+        // the training's im2col cache (DilatedConvolutions) is of no use to an export's user: DL4J's default
+        for (var v : plain.getConfiguration().getVertices().values()) {
+            if (v instanceof LayerVertex lv) lv.getLayerConf().setCacheMode(org.deeplearning4j.nn.conf.CacheMode.NONE);
+        }
+        return plain;
     }
 
     /**
