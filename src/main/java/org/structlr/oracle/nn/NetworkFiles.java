@@ -163,6 +163,9 @@ public final class NetworkFiles {
             }
             return net;
         }
+        if (content.length > MAX_CONFIGURATION_BYTES) {
+            throw new IOException(name + ": a network configuration larger than " + MAX_CONFIGURATION_BYTES + " bytes (and not a zip)");
+        }
         String json = checkedConfiguration(name, new String(content, StandardCharsets.UTF_8), true);
         ComputationGraphConfiguration conf = graphConfiguration(name, json);
         conf.getDefaultConfiguration().setSeed(seed);
