@@ -43,6 +43,9 @@ import org.structlr.schedule.Schedules;
  *   CrfTrainer.builder().iterations(2).checkpoint(dir, 1).build().train(data);   // stopped after 2 of 4
  *   Crf crf = CrfTrainer.resume(dir).iterations(4).build().train(data);         // iterations 3 and 4
  * }</pre>
+ * A network of your own as the unary function (a DL4J ComputationGraph JSON or model zip, its first
+ * 3 layers frozen): {@code CrfTrainer.builder().unaryNet(Path.of("unary.zip"), 3)}
+ * (docs/guide/deep-networks.md).
  */
 public final class CrfTrainer {
     private final FunctionSpec unary, pairwise;
@@ -228,6 +231,25 @@ public final class CrfTrainer {
         /** An option the unary class declares ({@code structlr classes} lists them), as text: {@code unaryOption("epochs", "2")}. */
         public Builder unaryOption(String name, String value) {
             unaryOptions.put(Objects.requireNonNull(name), Objects.requireNonNull(value));
+            return this;
+        }
+        /**
+         * Your own unary network (the class becomes {@code fcn}): a DL4J ComputationGraph configuration
+         * (JSON) or model zip with input {@code [B, D, H, W]} and output {@code [B, L, H, W]}, e.g. an
+         * earlier export's unary.zip; {@code freeze} first layers keep their parameters. The file is
+         * read and checked here (IllegalArgumentException naming it); the model records its SHA-256.
+         */
+        public Builder unaryNet(Path file, int freeze) {
+            this.unary = "fcn";
+            unaryOptions.put("net", file.toString());
+            unaryOptions.put("freeze", String.valueOf(freeze));
+            return this;
+        }
+        /** Your own pairwise network, as {@link #unaryNet}, output {@code [B, 2 L L, H, W]} (right edge, then down edge). */
+        public Builder pairwiseNet(Path file, int freeze) {
+            this.pairwise = "fcn";
+            pairwiseOptions.put("net", file.toString());
+            pairwiseOptions.put("freeze", String.valueOf(freeze));
             return this;
         }
         /** An option the pairwise class declares, as {@link #unaryOption}. */
