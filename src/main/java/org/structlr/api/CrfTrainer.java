@@ -38,7 +38,7 @@ import org.structlr.schedule.Schedules;
  * }</pre>
  * Checkpoints and resuming (the result equals an uninterrupted run's):
  * <pre>{@code
- *   Path dir = java.nio.file.Files.createTempDirectory("checkpoints");
+ *   Path dir = java.nio.file.Files.createTempDirectory("structlr-checkpoints-");
  *   CrfData data = CrfData.denoising(2, 2, 16, 1);
  *   CrfTrainer.builder().iterations(2).checkpoint(dir, 1).build().train(data);   // stopped after 2 of 4
  *   Crf crf = CrfTrainer.resume(dir).iterations(4).build().train(data);         // iterations 3 and 4
