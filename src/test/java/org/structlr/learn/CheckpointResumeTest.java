@@ -131,8 +131,8 @@ class CheckpointResumeTest {
      * here by rewriting a format-2 one as the previous build wrote it, still loads and, through the
      * messages, resumes to the uninterrupted run's numbers: exact for engines that store messages in
      * the units of the potentials or were re-seated (every engine of format 1's time), to float
-     * rounding of the messages for the fused engine, which stores them in units of eps (objective
-     * within 1e-8 relative, same errors).
+     * rounding of the messages for the fused engine, which stores them in units of eps and sums its
+     * two-label dual in float lanes (objective within 1e-7 relative, same errors).
      */
     @org.junit.jupiter.api.Test
     void formatOneCheckpointStillLoadsAndResumes() throws IOException {
@@ -178,12 +178,15 @@ class CheckpointResumeTest {
         org.junit.jupiter.api.Assertions.assertNotEquals(a, b);
     }
 
-    /** As {@link #assertSame} with the objectives within 1e-8 relative (a resume through float messages). */
+    /**
+     * As {@link #assertSame} with the objectives within 1e-7 relative (a resume through float
+     * messages: the fused engine's float-lane dual turns their last-bit differences into about 4e-8).
+     */
     static void assertClose(Training.Outcome a, Training.Outcome b, String what) {
         List<IterationRecord> ca = a.curve(), cb = b.curve();
         assertEquals(ca.size(), cb.size(), what);
         for (int k = 0; k < ca.size(); k++) {
-            assertEquals(ca.get(k).objective(), cb.get(k).objective(), 1e-8 * Math.abs(ca.get(k).objective()), what + ": objective of iteration " + (k + 1));
+            assertEquals(ca.get(k).objective(), cb.get(k).objective(), 1e-7 * Math.abs(ca.get(k).objective()), what + ": objective of iteration " + (k + 1));
             assertEquals(ca.get(k).testError(), cb.get(k).testError(), 0.0, what + ": test error of iteration " + (k + 1));
         }
     }
