@@ -161,6 +161,37 @@ class CheckpointResumeTest {
         assertClose(plain, resumed, "resumed from format 1 after iteration 2");
     }
 
+    /**
+     * A checkpoint records what the oracles said of themselves (Oracle.describe, as model.json does),
+     * and a resume whose oracles say otherwise (a setting that changes a fit differs) is refused,
+     * naming both; the state with the recorded descriptions resumes.
+     */
+    @org.junit.jupiter.api.Test
+    @SuppressWarnings("unchecked")
+    void checkpointRecordsTheOraclesAndResumeRefusesOthers() {
+        Path ck = tmp.resolve("ck-oracles");
+        Training.Outcome plain = Training.train(data, "linear", "boost", SETTINGS, 1, LearnListener.NONE, null, new SaveAt(2, ck, "linear", "boost"));
+        java.util.Map<String, Object> recorded = (java.util.Map<String, Object>) plain.model().provenance().get("oracles");
+        List<String> want = new java.util.ArrayList<>();
+        want.add((String) recorded.get("unary"));
+        want.addAll((List<String>) recorded.get("pairwise"));
+        LearnerState s = Checkpoint.load(ck).state();
+        assertEquals(want, s.oracles(), "the checkpoint's oracles");
+        assertEquals(1 + data.numPairTypes(), want.size());
+        assertSame(plain, Training.train(data, "linear", "boost", SETTINGS, 1, LearnListener.NONE, s, StateSink.NONE), "resumed with the same oracles");
+
+        String other = want.get(1).replace("boost", "boost-otherwise");
+        org.junit.jupiter.api.Assertions.assertNotEquals(want.get(1), other);
+        List<String> otherwise = new java.util.ArrayList<>(want);
+        otherwise.set(1, other);
+        LearnerState changed = new LearnerState(s.iteration(), s.unary(), s.pair(), s.train(), s.trainEval(), s.testEval(), s.curve(),
+                s.seconds(), s.fitSeconds(), s.passingSeconds(), s.evalSeconds(), otherwise);
+        org.structlr.data.BadInputException e = org.junit.jupiter.api.Assertions.assertThrows(org.structlr.data.BadInputException.class,
+                () -> Training.train(data, "linear", "boost", SETTINGS, 1, LearnListener.NONE, changed, StateSink.NONE));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("pairwise type 0") && e.getMessage().contains(other)
+                && e.getMessage().contains(want.get(1)), e.getMessage());
+    }
+
     /** XGBoost with two threads is as deterministic as with one. */
     @org.junit.jupiter.api.Test
     void boostWithTwoThreadsIsDeterministic() {
