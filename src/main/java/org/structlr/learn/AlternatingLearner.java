@@ -163,13 +163,15 @@ public final class AlternatingLearner {
 
     /**
      * Refuses to continue a state whose oracles described themselves otherwise (a setting that
-     * changes a fit differs, e.g. a {@code structlr.fcn.*} property): the run would not be the one
-     * the state began. A state that does not record them (an older checkpoint) is not checked.
+     * changes a fit differs, e.g. another Hessian for XGBoost or another tolerance): the run would
+     * not be the one the state began. The thread counts in the descriptions are not compared
+     * ({@code --resume} may change {@code --threads}, as it always could). A state that does not
+     * record them (an older checkpoint) is not checked.
      */
     private static void checkSameOracles(List<String> recorded, List<String> now) {
         if (recorded == null) return;
         for (int k = 0; k < now.size(); k++) {
-            if (!recorded.get(k).equals(now.get(k))) {
+            if (!withoutThreads(recorded.get(k)).equals(withoutThreads(now.get(k)))) {
                 String which = k == 0 ? "unary" : "pairwise type " + (k - 1);
                 throw new org.structlr.data.BadInputException("cannot resume: the state's " + which + " oracle ran as \"" + recorded.get(k)
                         + "\", this run's is \"" + now.get(k) + "\" (a setting that changes its fits differs; resume with the same settings)");
@@ -177,19 +179,8 @@ public final class AlternatingLearner {
         }
     }
 
-    /** The fit phases of an iteration: the unary type, then every pairwise type (Alg. 1). */
-    private static int[][] phases(int numPairTypes) {
-        int[] pair = new int[numPairTypes];
-        for (int t = 0; t < numPairTypes; t++) pair[t] = t;
-        return new int[][] {{Functions.UNARY}, pair};
-    }
-
-    private Oracle oracle(int type) {
-        return type == Functions.UNARY ? unaryOracle : pairOracles.get(type);
-    }
-
-    /** The oracle with the schedule's bound on its iterations, if it has any and the schedule sets one. */
-    private static Oracle limited(Oracle o, int iterations) {
-        return iterations > 0 && o instanceof IterativeOracle io ? io.limitedTo(iterations) : o;
+    /** A description with its thread count ("4 threads") left out of the comparison. */
+    static String withoutThreads(String description) {
+        return description.replaceAll("\\b\\d+ threads\\b", "N threads");
     }
 }

@@ -190,6 +190,10 @@ class CheckpointResumeTest {
                 () -> Training.train(data, "linear", "boost", SETTINGS, 1, LearnListener.NONE, changed, StateSink.NONE));
         org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("pairwise type 0") && e.getMessage().contains(other)
                 && e.getMessage().contains(want.get(1)), e.getMessage());
+        // another thread count is not another setting (--resume may change --threads)
+        org.junit.jupiter.api.Assertions.assertTrue(want.get(1).contains("1 threads"), want.get(1));
+        assertEquals(AlternatingLearner.withoutThreads(want.get(1)), AlternatingLearner.withoutThreads(want.get(1).replace("1 threads", "2 threads")));
+        org.junit.jupiter.api.Assertions.assertNotEquals(AlternatingLearner.withoutThreads(want.get(1)), AlternatingLearner.withoutThreads(other));
     }
 
     /** XGBoost with two threads is as deterministic as with one. */
