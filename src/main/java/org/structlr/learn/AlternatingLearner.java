@@ -183,4 +183,20 @@ public final class AlternatingLearner {
     static String withoutThreads(String description) {
         return description.replaceAll("\\b\\d+ threads\\b", "N threads");
     }
+
+    /** The fit phases of an iteration: the unary type, then every pairwise type (Alg. 1). */
+    private static int[][] phases(int numPairTypes) {
+        int[] pair = new int[numPairTypes];
+        for (int t = 0; t < numPairTypes; t++) pair[t] = t;
+        return new int[][] {{Functions.UNARY}, pair};
+    }
+
+    private Oracle oracle(int type) {
+        return type == Functions.UNARY ? unaryOracle : pairOracles.get(type);
+    }
+
+    /** The oracle with the schedule's bound on its iterations, if it has any and the schedule sets one. */
+    private static Oracle limited(Oracle o, int iterations) {
+        return iterations > 0 && o instanceof IterativeOracle io ? io.limitedTo(iterations) : o;
+    }
 }
