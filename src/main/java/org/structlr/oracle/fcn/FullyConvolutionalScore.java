@@ -15,7 +15,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.deeplearning4j.nn.conf.layers.ConvolutionLayer;
 import org.deeplearning4j.nn.conf.ComputationGraphConfiguration;
-import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.conf.layers.FeedForwardLayer;
+import org.deeplearning4j.nn.conf.layers.Layer;
+import org.deeplearning4j.nn.transferlearning.FineTuneConfiguration;
+import org.deeplearning4j.nn.transferlearning.TransferLearning;
 import org.deeplearning4j.nn.conf.graph.LayerVertex;
 import org.deeplearning4j.nn.conf.layers.CnnLossLayer;
 import org.nd4j.linalg.activations.Activation;
@@ -46,28 +49,19 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         this.net = net;
         this.groups = groups;
         this.fits = fits;
-        this.numFeatures = (int) convolution(net, FcnGraph.conv(0)).getNIn();
-        long out = convolution(net, FcnGraph.SCORES).getNOut();
+        ComputationGraphConfiguration conf = net.getConfiguration();
+        this.numFeatures = FcnGraph.inputChannels(conf);
+        long out = FcnGraph.outputChannels(conf, FcnGraph.scoresVertex(net));
         if (out % groups != 0) throw new IllegalArgumentException("fcn: " + out + " output channels for " + groups + " groups");
         this.numClasses = (int) (out / groups);
     }
 
-    /** The configuration of convolution layer {@code name}; refuses a graph that is not an FCN of {@link FcnOracle}. */
+    /** The configuration of convolution layer {@code name}; refuses a graph that has none of that name. */
     static ConvolutionLayer convolution(ComputationGraph net, String name) {
-        var v = net.getConfiguration().getVertices().get(name);
-        if (!(v instanceof LayerVertex lv) || !(lv.getLayerConf().getLayer() instanceof ConvolutionLayer c)) {
+        if (!(FcnGraph.layer(net.getConfiguration(), name) instanceof ConvolutionLayer c)) {
             throw new IllegalArgumentException("fcn: the network has no convolution layer '" + name + "'");
         }
         return c;
-    }
-
-    /** The hidden convolutions in order (conv0, conv1, ...). */
-    List<ConvolutionLayer> hiddenLayers() {
-        List<ConvolutionLayer> out = new ArrayList<>();
-        for (int i = 0; net.getConfiguration().getVertices().containsKey(FcnGraph.conv(i)); i++) {
-            out.add(convolution(net, FcnGraph.conv(i)));
-        }
-        return out;
     }
 
     int fits() {
@@ -122,35 +116,27 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
 
     /**
      * The function as a ComputationGraph of DL4J's own classes, for export: input {@code image
-     * [1, D, H, W]}, the same convolutions and parameters, and a {@code CnnLossLayer} with the built-in
+     * [1, D, H, W]}, the same layers and parameters (DL4J's transfer learning removes the bias input and the loss head), and a {@code CnnLossLayer} with the built-in
      * {@code LossMSE} and IDENTITY activation as output {@value #PLAIN_OUTPUT}, so that
      * {@code output(image)[0]} is the scores {@code [1, K*C, H, W]} (no bias input: it is zero at
      * prediction time; the loss never enters {@code output}).
      */
     public ComputationGraph plainNetwork() {
         ComputationGraph src = networkCopy();
-        ComputationGraphConfiguration.GraphBuilder b = new NeuralNetConfiguration.Builder()
-                .dataType(src.params().dataType())
-                .updater(new NoOp())
-                .graphBuilder()
-                .addInputs(FcnGraph.IMAGE);
-        List<String> names = new ArrayList<>();
-        String prev = FcnGraph.IMAGE;
-        for (int i = 0; i < hiddenLayers().size(); i++) {
-            names.add(FcnGraph.conv(i));
+        String image = src.getConfiguration().getNetworkInputs().get(0), scores = FcnGraph.scoresVertex(src);
+        // DL4J's transfer learning keeps every other layer and its parameters; a frozen layer stays DL4J's FrozenLayer
+        ComputationGraph plain = new TransferLearning.GraphBuilder(src)
+                .fineTuneConfiguration(new FineTuneConfiguration.Builder().updater(new NoOp()).build())
+                .removeVertexAndConnections(FcnGraph.LOSS)
+                .removeVertexAndConnections(FcnGraph.BIASED)
+                .setInputs(image)
+                .addLayer(PLAIN_OUTPUT, new CnnLossLayer.Builder(new LossMSE()).activation(Activation.IDENTITY).build(), scores)
+                .setOutputs(PLAIN_OUTPUT)
+                .build();
+        // the training's im2col cache (DilatedConvolutions) is of no use to an export's user: DL4J's default
+        for (var v : plain.getConfiguration().getVertices().values()) {
+            if (v instanceof LayerVertex lv) lv.getLayerConf().setCacheMode(org.deeplearning4j.nn.conf.CacheMode.NONE);
         }
-        names.add(FcnGraph.SCORES);
-        for (String name : names) {
-            ConvolutionLayer c = (ConvolutionLayer) convolution(src, name).clone();
-            c.setIUpdater(new NoOp());
-            b.addLayer(name, c, prev);
-            prev = name;
-        }
-        b.addLayer(PLAIN_OUTPUT, new CnnLossLayer.Builder(new LossMSE()).activation(Activation.IDENTITY).build(), prev);
-        b.setOutputs(PLAIN_OUTPUT);
-        ComputationGraph plain = new ComputationGraph(b.build());
-        plain.init();
-        for (String name : names) plain.getLayer(name).setParams(src.getLayer(name).params().dup());
         return plain;
     }
 
@@ -211,15 +197,22 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         return numFeatures;
     }
 
-    /** The layers as text, e.g. "conv3x3x16 conv3x3x16d2 conv1x1x2". */
+    /** The layers in topological order as text, e.g. "conv3x3x16 conv3x3x16d2 conv1x1x2" (the loss head left out). */
     String layers() {
         StringBuilder s = new StringBuilder();
-        List<ConvolutionLayer> layers = new ArrayList<>(hiddenLayers());
-        layers.add(convolution(net, FcnGraph.SCORES));
-        for (ConvolutionLayer c : layers) {
+        for (String name : FcnGraph.layerOrder(net)) {
+            if (name.equals(FcnGraph.LOSS)) continue;
+            var v = net.getConfiguration().getVertices().get(name);
+            Layer wrapped = ((LayerVertex) v).getLayerConf().getLayer(), l = FcnGraph.unwrapped(wrapped);
             if (s.length() > 0) s.append(' ');
-            s.append("conv").append(c.getKernelSize()[0]).append('x').append(c.getKernelSize()[1]).append('x').append(c.getNOut());
-            if (c.getDilation()[0] > 1) s.append('d').append(c.getDilation()[0]);
+            if (wrapped != l) s.append("frozen:");
+            if (l instanceof ConvolutionLayer c && c.getClass() == ConvolutionLayer.class) {
+                s.append("conv").append(c.getKernelSize()[0]).append('x').append(c.getKernelSize()[1]).append('x').append(c.getNOut());
+                if (c.getDilation()[0] > 1) s.append('d').append(c.getDilation()[0]);
+            } else {
+                s.append(l.getClass().getSimpleName());
+                if (l instanceof FeedForwardLayer f && f.getNOut() > 0) s.append('x').append(f.getNOut());
+            }
         }
         return s.toString();
     }
