@@ -31,7 +31,9 @@ import org.structlr.oracle.ScoreFunctions;
  * options, the settings, the thread count and the hash of the data ({@link DataHashes}). Saved as a folder:
  * <pre>
  *   checkpoint.json   format, version, iteration, classes ("unary", "pairwise") and their option values
- *                     ("unaryOptions", "pairwiseOptions": every option the class declares), settings, threads, data hash, seconds,
+ *                     ("unaryOptions", "pairwiseOptions": every option the class declares), what the oracles said of
+ *                     themselves ("oracles": "unary", "pairwise" per type, as in model.json; a resume with other
+ *                     oracles is refused), settings, threads, data hash, seconds,
  *                     a SHA-256 of every other file, and one of its own content
  *   unary/            the unary function (ScoreFunction.save: weights, updater state, fit count, booster)
  *   pair-&lt;t&gt;/          the function of pairwise type t
@@ -123,6 +125,11 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             m.set("unaryOptions", JSON.valueToTree(unary.options().values()));
             m.set("pairwiseOptions", JSON.valueToTree(pair.options().values()));
             m.put("pairTypes", state.pair().size());
+            if (state.oracles() != null) {
+                ObjectNode o = m.putObject("oracles");
+                o.put("unary", state.oracles().get(0));
+                state.oracles().subList(1, state.oracles().size()).forEach(o.putArray("pairwise")::add);
+            }
             ObjectNode s = m.putObject("settings");
             s.put("iterations", settings.iterations());
             s.put("eps", settings.eps());
@@ -254,7 +261,8 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             JsonNode sec = m.path("seconds");
             double total = sec.path("total").isNumber() ? sec.path("total").asDouble() : curve.isEmpty() ? 0 : curve.get(curve.size() - 1).seconds();
             LearnerState state = new LearnerState(m.path("iteration").asInt(), unary, pair, engines[0], engines[1], engines[2], curve,
-                    total, sec.path("oracleFits").asDouble(), sec.path("messagePassing").asDouble(), sec.path("evaluation").asDouble(), engines[3]);
+                    total, sec.path("oracleFits").asDouble(), sec.path("messagePassing").asDouble(), sec.path("evaluation").asDouble(),
+                    oracles(manifest, m.path("oracles"), pair.size()), engines[3]);
             return new Checkpoint(unarySpec, pairSpec, settings, m.path("threads").asInt(), m.path("dataHash").asText(""),
                     m.path(DataHashes.EXAMPLES_HASH).asText(""), state);
         } catch (IOException | IllegalArgumentException e) {
@@ -290,6 +298,22 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
         } catch (IllegalArgumentException e) {
             throw new BadInputException(manifest, "settings: " + e.getMessage());
         }
+    }
+
+    /** The recorded oracle descriptions, unary first (null when the checkpoint predates them); malformed: an error naming the manifest. */
+    private static List<String> oracles(Path manifest, JsonNode o, int pairTypes) {
+        if (o.isMissingNode()) return null;
+        JsonNode pairs = o.path("pairwise");
+        if (!o.path("unary").isTextual() || !pairs.isArray() || pairs.size() != pairTypes) {
+            throw new BadInputException(manifest, "\"oracles\" must hold a \"unary\" text and a \"pairwise\" list of " + pairTypes + " texts");
+        }
+        List<String> out = new ArrayList<>();
+        out.add(o.path("unary").asText());
+        for (JsonNode p : pairs) {
+            if (!p.isTextual()) throw new BadInputException(manifest, "\"oracles\" must hold a \"unary\" text and a \"pairwise\" list of " + pairTypes + " texts");
+            out.add(p.asText());
+        }
+        return out;
     }
 
     /** The recorded --engine; a name that is none is an error naming the manifest. */

@@ -266,7 +266,7 @@ class ClampedVoidFormTest {
                     scores(resumed.model().unary(), resumed.model().pair().get(t), probeU, probeP), 0.0, "the same functions");
         }
         LearnerState lacking = new LearnerState(2, cp.state().unary(), cp.state().pair(), cp.state().train(), cp.state().trainEval(),
-                cp.state().testEval(), cp.state().curve(), 0, 0, 0, 0);
+                cp.state().testEval(), cp.state().curve(), 0, 0, 0, 0, cp.state().oracles());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> Training.train(d, "linear", "linear", s, 1, LearnListener.NONE, lacking, StateSink.NONE));
         assertTrue(e.getMessage().contains("clamped"), e.getMessage());
