@@ -11,12 +11,13 @@ import org.nd4j.linalg.learning.config.IUpdater;
  * and {@code bias [B, K*C, H, W]}, the scores g {@code [B, K*C, H, W]} from a layer named
  * {@link FcnGraph#SCORES}, and the biased loss attached by {@link FcnGraph#addHead}. The oracle owns
  * the training (epochs, mini-batches, the descent check); the architecture only the layers.
- * {@link DilatedConvolutions} is the built-in one; {@link FcnSettings.Builder#architecture} plugs in another.
+ * {@link DilatedConvolutions} is the default; {@link FcnSettings.Builder#architecture} plugs in another.
  *
- * <p>Not yet general: the scores ({@link FullyConvolutionalScore}) read the number of pixel features
- * from a convolution layer {@code conv0} and describe and export the network as the chain of
- * convolution layers {@code conv0, conv1, ...} ({@link FcnGraph#conv}) followed by {@value FcnGraph#SCORES};
- * an architecture must have that shape until they read any graph.
+ * <p>The scores ({@link FullyConvolutionalScore}) read the number of pixel features from a
+ * convolution layer named {@code conv0} ({@link FcnGraph#conv}) that reads the image, and the export
+ * copies every vertex between the image and {@value FcnGraph#SCORES}. A network with pooling layers
+ * gets images padded to multiples of the product of their strides ({@link FcnGraph#sizeMultiple}).
+ * {@link UNet} is the second built-in one.
  */
 public interface FcnArchitecture extends Serializable {
 

@@ -16,7 +16,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.deeplearning4j.nn.conf.layers.ConvolutionLayer;
 import org.deeplearning4j.nn.conf.ComputationGraphConfiguration;
 import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.conf.graph.GraphVertex;
 import org.deeplearning4j.nn.conf.graph.LayerVertex;
+import org.deeplearning4j.nn.conf.graph.MergeVertex;
+import org.deeplearning4j.nn.conf.layers.ActivationLayer;
+import org.deeplearning4j.nn.conf.layers.BaseLayer;
+import org.deeplearning4j.nn.conf.layers.BatchNormalization;
+import org.deeplearning4j.nn.conf.layers.Layer;
+import org.deeplearning4j.nn.conf.layers.SubsamplingLayer;
+import org.deeplearning4j.nn.conf.layers.Upsampling2D;
 import org.deeplearning4j.nn.conf.layers.CnnLossLayer;
 import org.nd4j.linalg.activations.Activation;
 import org.nd4j.linalg.learning.config.NoOp;
@@ -41,6 +49,7 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
     private final int numClasses;
     private final int groups;
     private final int fits;
+    private final int[] sizeMultiple;
 
     FullyConvolutionalScore(ComputationGraph net, int groups, int fits) {
         this.net = net;
@@ -50,6 +59,7 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         long out = convolution(net, FcnGraph.SCORES).getNOut();
         if (out % groups != 0) throw new IllegalArgumentException("fcn: " + out + " output channels for " + groups + " groups");
         this.numClasses = (int) (out / groups);
+        this.sizeMultiple = FcnGraph.sizeMultiple(net);
     }
 
     /** The configuration of convolution layer {@code name}; refuses a graph that is not an FCN of {@link FcnOracle}. */
@@ -61,14 +71,22 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         return c;
     }
 
-    /** The hidden convolutions in order (conv0, conv1, ...). */
-    List<ConvolutionLayer> hiddenLayers() {
-        List<ConvolutionLayer> out = new ArrayList<>();
-        for (int i = 0; net.getConfiguration().getVertices().containsKey(FcnGraph.conv(i)); i++) {
-            out.add(convolution(net, FcnGraph.conv(i)));
+    /**
+     * The names of the network's vertices after its input {@value FcnGraph#IMAGE} up to its layer
+     * {@value FcnGraph#SCORES}, in a topological order: every vertex but the inputs and the loss head
+     * ({@link FcnGraph#addHead}).
+     */
+    static List<String> body(ComputationGraph net) {
+        List<String> out = new ArrayList<>();
+        var vertices = net.getVertices();
+        for (int i : net.topologicalSortOrder()) {
+            String name = vertices[i].getVertexName();
+            if (!HEAD.contains(name)) out.add(name);
         }
         return out;
     }
+
+    private static final java.util.Set<String> HEAD = java.util.Set.of(FcnGraph.IMAGE, FcnGraph.BIAS, FcnGraph.BIASED, FcnGraph.LOSS);
 
     int fits() {
         return fits;
@@ -107,14 +125,25 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         }
     }
 
-    /** The scores {@code [B, K*C, H, W]} for B images {@code [B, D, H, W]} of one size (the network fed a zero bias). */
+    /**
+     * The scores {@code [B, K*C, H, W]} for B images {@code [B, D, H, W]} of one size (the network fed a
+     * zero bias; an image whose size the network's pools cannot take is padded and the scores cropped:
+     * {@link ImageTensors#pad}).
+     */
     public INDArray outputImage(INDArray image) {
         DataType t = net.params().dataType();
-        INDArray x = image.castTo(t);
+        INDArray x = ImageTensors.pad(image.castTo(t), sizeMultiple());
         INDArray zero = Nd4j.zeros(t, x.size(0), (long) groups * numClasses, x.size(2), x.size(3));
+        INDArray out;
         synchronized (net) {                       // DL4J networks are not safe for concurrent use
-            return net.output(false, x, zero)[0];
+            out = net.output(false, x, zero)[0];
         }
+        return ImageTensors.crop(out, image.size(2), image.size(3));
+    }
+
+    /** H and W of the network's input must be multiples of these ({@link FcnGraph#sizeMultiple}; {1, 1} for dilated convolutions). */
+    public int[] sizeMultiple() {
+        return sizeMultiple.clone();
     }
 
     /** The output of the network {@link #plainNetwork()}. */
@@ -122,35 +151,38 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
 
     /**
      * The function as a ComputationGraph of DL4J's own classes, for export: input {@code image
-     * [1, D, H, W]}, the same convolutions and parameters, and a {@code CnnLossLayer} with the built-in
+     * [1, D, H, W]} (H and W multiples of {@link #sizeMultiple()}), the same layers and parameters, and a {@code CnnLossLayer} with the built-in
      * {@code LossMSE} and IDENTITY activation as output {@value #PLAIN_OUTPUT}, so that
      * {@code output(image)[0]} is the scores {@code [1, K*C, H, W]} (no bias input: it is zero at
      * prediction time; the loss never enters {@code output}).
      */
     public ComputationGraph plainNetwork() {
         ComputationGraph src = networkCopy();
+        ComputationGraphConfiguration conf = src.getConfiguration();
         ComputationGraphConfiguration.GraphBuilder b = new NeuralNetConfiguration.Builder()
                 .dataType(src.params().dataType())
                 .updater(new NoOp())
                 .graphBuilder()
                 .addInputs(FcnGraph.IMAGE);
-        List<String> names = new ArrayList<>();
-        String prev = FcnGraph.IMAGE;
-        for (int i = 0; i < hiddenLayers().size(); i++) {
-            names.add(FcnGraph.conv(i));
+        List<String> withParams = new ArrayList<>();
+        for (String name : body(src)) {
+            GraphVertex v = conf.getVertices().get(name);
+            String[] inputs = conf.getVertexInputs().get(name).toArray(String[]::new);
+            if (v instanceof LayerVertex lv) {
+                Layer layer = lv.getLayerConf().getLayer().clone();
+                if (layer instanceof BaseLayer base) base.setIUpdater(new NoOp());
+                b.addLayer(name, layer, lv.getPreProcessor(), inputs);
+                if (src.getLayer(name).numParams() > 0) withParams.add(name);
+            } else {
+                b.addVertex(name, v.clone(), inputs);
+            }
         }
-        names.add(FcnGraph.SCORES);
-        for (String name : names) {
-            ConvolutionLayer c = (ConvolutionLayer) convolution(src, name).clone();
-            c.setIUpdater(new NoOp());
-            b.addLayer(name, c, prev);
-            prev = name;
-        }
-        b.addLayer(PLAIN_OUTPUT, new CnnLossLayer.Builder(new LossMSE()).activation(Activation.IDENTITY).build(), prev);
+        b.addLayer(PLAIN_OUTPUT, new CnnLossLayer.Builder(new LossMSE()).activation(Activation.IDENTITY).build(), FcnGraph.SCORES);
         b.setOutputs(PLAIN_OUTPUT);
         ComputationGraph plain = new ComputationGraph(b.build());
         plain.init();
-        for (String name : names) plain.getLayer(name).setParams(src.getLayer(name).params().dup());
+        // every parameter, batch normalisation's running mean and variance included
+        for (String name : withParams) plain.getLayer(name).setParams(src.getLayer(name).params().dup());
         return plain;
     }
 
@@ -211,15 +243,30 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         return numFeatures;
     }
 
-    /** The layers as text, e.g. "conv3x3x16 conv3x3x16d2 conv1x1x2". */
+    /** The layers as text in a topological order, e.g. "conv3x3x16 conv3x3x16d2 conv1x1x2" (dilated convolutions). */
     String layers() {
         StringBuilder s = new StringBuilder();
-        List<ConvolutionLayer> layers = new ArrayList<>(hiddenLayers());
-        layers.add(convolution(net, FcnGraph.SCORES));
-        for (ConvolutionLayer c : layers) {
+        var vertices = net.getConfiguration().getVertices();
+        for (String name : body(net)) {
             if (s.length() > 0) s.append(' ');
-            s.append("conv").append(c.getKernelSize()[0]).append('x').append(c.getKernelSize()[1]).append('x').append(c.getNOut());
-            if (c.getDilation()[0] > 1) s.append('d').append(c.getDilation()[0]);
+            GraphVertex v = vertices.get(name);
+            Layer l = v instanceof LayerVertex lv ? lv.getLayerConf().getLayer() : null;
+            if (l instanceof ConvolutionLayer c) {
+                s.append("conv").append(c.getKernelSize()[0]).append('x').append(c.getKernelSize()[1]).append('x').append(c.getNOut());
+                if (c.getDilation()[0] > 1) s.append('d').append(c.getDilation()[0]);
+            } else if (l instanceof BatchNormalization) {
+                s.append("bn");
+            } else if (l instanceof ActivationLayer a) {
+                s.append(a.getActivationFn().toString().toLowerCase(java.util.Locale.ROOT));
+            } else if (l instanceof SubsamplingLayer p) {
+                s.append("pool").append(p.getKernelSize()[0]);
+            } else if (l instanceof Upsampling2D u) {
+                s.append("up").append(u.getSize()[0]);
+            } else if (v instanceof MergeVertex) {
+                s.append("concat");
+            } else {
+                s.append((l != null ? l : v).getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT));
+            }
         }
         return s.toString();
     }
