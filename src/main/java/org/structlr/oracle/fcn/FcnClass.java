@@ -110,7 +110,8 @@ public final class FcnClass implements FunctionClass {
         o.put("featuresFrom", "unary");
         o.put("groups", k);
         o.put("dataType", net.params().dataType().toString());
-        o.put("input", "one whole image of any size: INDArray [1, " + d + ", H, W], channel j at (r, c) = column j of the "
+        o.put("input", "one whole image " + (m[0] > 1 || m[1] > 1 ? "(H and W: see padding)" : "of any size") + ": INDArray [1, " + d
+                + ", H, W], channel j at (r, c) = column j of the "
                 + "unary feature row of pixel (r, c) (row r * W + c)" + (k == 2 ? "; the pairwise fcn reads the unary (pixel) "
                 + "features, not the edge features" : ""));
         if (m[0] > 1 || m[1] > 1) {
