@@ -6,7 +6,14 @@ import org.structlr.data.ExampleIO;
 
 /**
  * One example: a graph of V variables and E edges with features, and (for training) labels.
- * Made from arrays in memory ({@link #of}) or read from an {@code .npz} file ({@link #read}).
+ * Made from arrays in memory ({@link #of}), read from an {@code .npz} file ({@link #read}), or from
+ * an image and its mask ({@link CrfImages}).
+ * <pre>{@code
+ *   // a chain of 3 variables: unary features [3, 2], edges 0-1 and 1-2 with one feature each, labels
+ *   CrfExample ex = CrfExample.of(new float[] {1, 0.2f, 1, 0.9f, 1, 0.8f}, 2, new int[] {0, 1, 1, 2},
+ *           new float[] {1, 1}, 1, new int[] {0, 1, 1});
+ *   System.out.println(ex.numVariables() + " variables, " + ex.numEdges() + " edges, labels " + java.util.Arrays.toString(ex.labels()));
+ * }</pre>
  */
 public final class CrfExample {
     final Example example;
@@ -32,6 +39,15 @@ public final class CrfExample {
     public int numVariables() { return example.numVariables(); }
 
     public int numEdges() { return example.numEdges(); }
+
+    /** Unary features per variable. */
+    public int unaryWidth() { return example.unaryDim(); }
+
+    /** The unary features, row-major {@code [V, unaryWidth]} (a copy). */
+    public float[] unary() { return example.unary(); }
+
+    /** {@code [height, width]} of an image example (variables are its pixels, row-major), or null. */
+    public int[] shape() { return example.shape().orElse(null); }
 
     /** The true labels, or null when the example has none. */
     public int[] labels() { return example.hasLabels() ? example.labels() : null; }

@@ -8,12 +8,14 @@ import org.structlr.serve.ServeSettings;
 /**
  * A trained model behind HTTP inside one's own JVM: what {@code structlr serve} runs, embedded
  * (endpoints, limits and errors in docs/serve.md).
- * <pre>
- *   try (CrfServer server = CrfServer.builder(Path.of("models/horses")).port(0).maxBatch(8).start()) {
- *       System.out.println(server.url() + "/v1/segment");   // POST a PNG or JPEG photo
- *       ...
- *   }                                                     // close: answers the requests in flight, then stops
- * </pre>
+ * <pre>{@code
+ *   Path model = java.nio.file.Files.createTempDirectory("structlr-served-").resolve("model");
+ *   CrfTrainer.builder().iterations(1).build().train(CrfData.denoising(2, 0, 16, 1)).save(model);
+ *   try (CrfServer server = CrfServer.builder(model).port(0).maxBatch(8).start()) {
+ *       System.out.println("serving generation " + server.modelGeneration() + " on port " + (server.port() > 0));
+ *       // POST an .npz example to server.url() + "/v1/predict", a photo to "/v1/segment" (models of images)
+ *   }   // close: answers the requests in flight, then stops
+ * }</pre>
  * {@link Builder#start()} returns once the model is loaded and warm. Loopback only unless
  * {@link Builder#host} says otherwise; no authentication is built in.
  */

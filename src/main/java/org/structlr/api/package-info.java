@@ -11,13 +11,20 @@
  *
  * <p>Entry points:
  * <ul>
- *   <li>{@link org.structlr.api.CrfData}: a data set folder of {@code .npz} examples, or examples in memory;
- *       {@link org.structlr.api.CrfExample}: one example from arrays or an {@code .npz} file;</li>
+ *   <li>{@link org.structlr.api.CrfData}: a data set folder of {@code .npz} examples, examples in memory,
+ *       or the paper's denoising images; {@link org.structlr.api.CrfExample}: one example from arrays or an
+ *       {@code .npz} file; {@link org.structlr.api.CrfImages}: photos and their masks as examples;</li>
  *   <li>{@link org.structlr.api.CrfTrainer}: {@code CrfTrainer.builder().unary("linear").pairwise("linear")
- *       .iterations(50).build().train(data)};</li>
+ *       .iterations(50).build().train(data)}, with schedule, engine, class options, validation,
+ *       checkpoints and resuming; {@link org.structlr.api.TrainingListener}: progress;
+ *       {@link org.structlr.api.TrainingReport}: the learning curve and timings, {@code crf.report()};</li>
  *   <li>{@link org.structlr.api.Crf}: {@code predict(example)}, {@code predict(examples)} (one batch),
- *       {@code save}, {@code load}, {@code export}; {@link org.structlr.api.Prediction}: labels, marginals [V][L], error.</li>
+ *       {@code save}, {@code load}, {@code export}, {@code figure}; {@link org.structlr.api.Prediction}: labels,
+ *       marginals [V][L], error; {@link org.structlr.api.CrfServer}: the model behind HTTP.</li>
  * </ul>
+ * Every public type's javadoc has an example that the tests run ({@code ApiExamplesTest}). A function
+ * class of one's own implements the plug-in interfaces of {@code org.structlr.oracle}
+ * ({@code FunctionClass}, {@code Oracle}, {@code ScoreFunction}; docs/guide/function-class.md).
  * Every other {@code org.structlr} package is internal: public where another package needs it, with
  * no compatibility promise.
  */

@@ -20,26 +20,71 @@ final class ClassOptionsOptions {
             description = "An option of the pairwise function class (repeatable), as --unary-option.")
     Map<String, String> pairwise = new LinkedHashMap<>();
 
+    @Option(names = "--unary-net", paramLabel = "FILE",
+            description = "With --unary fcn: your own network instead of the built-in one, a DL4J ComputationGraph configuration (JSON)"
+                    + " or model zip (e.g. an earlier export's unary.zip) with one input [B, D, H, W] (D pixel features) and an output"
+                    + " of one score per label per pixel [B, L, H, W]; structlr attaches its loss (--unary-option net=FILE).")
+    String unaryNet;
+
+    @Option(names = "--pairwise-net", paramLabel = "FILE",
+            description = "With --pairwise fcn: as --unary-net, output [B, 2 L L, H, W] (the joint labels of each pixel's right edge, then"
+                    + " of its down edge).")
+    String pairwiseNet;
+
+    @Option(names = "--freeze", paramLabel = "K",
+            description = "With --unary-net/--pairwise-net: the first K layers of the network (in topological order) keep their"
+                    + " parameters (option freeze=K).")
+    Integer freeze;
+
     /** Whether any option was given. */
     boolean any() {
-        return !unary.isEmpty() || !pairwise.isEmpty();
+        return !unary.isEmpty() || !pairwise.isEmpty() || unaryNet != null || pairwiseNet != null || freeze != null;
+    }
+
+    /** The unary options given, --unary-net and --freeze included (name to text). */
+    Map<String, String> unaryGiven() {
+        return given("--unary-net", unary, unaryNet);
+    }
+
+    /** The pairwise options given, --pairwise-net and --freeze included. */
+    Map<String, String> pairwiseGiven() {
+        return given("--pairwise-net", pairwise, pairwiseNet);
+    }
+
+    private Map<String, String> given(String netOption, Map<String, String> options, String net) {
+        if (freeze != null && unaryNet == null && pairwiseNet == null) {
+            throw new BadInputException("option '--freeze' needs --unary-net or --pairwise-net");
+        }
+        Map<String, String> all = new LinkedHashMap<>(options);
+        if (net != null) {
+            if (all.containsKey("net")) throw new BadInputException("option '" + netOption + "' and option net= both name a network; give one");
+            all.put("net", net);
+            if (freeze != null) all.put("freeze", String.valueOf(freeze));
+        }
+        return all;
     }
 
     /** The unary class {@code kind} with the given options; a bad one is a usage error naming the option. */
     FunctionSpec unary(String kind) {
-        return spec("--unary-option", kind, true, unary);
+        return spec(unaryNet != null ? "--unary-net" : "--unary-option", kind, true, unaryGiven());
     }
 
     /** The pairwise class {@code kind} with the given options; a bad one is a usage error naming the option. */
     FunctionSpec pairwise(String kind) {
-        return spec("--pairwise-option", kind, false, pairwise);
+        return spec(pairwiseNet != null ? "--pairwise-net" : "--pairwise-option", kind, false, pairwiseGiven());
     }
 
     private static FunctionSpec spec(String option, String kind, boolean unary, Map<String, String> given) {
+        if (option.endsWith("-net") && !kind.equals("fcn")) {
+            throw new BadInputException("option '" + option + "' needs --" + (unary ? "unary" : "pairwise") + " fcn, not " + kind);
+        }
         try {
             return FunctionSpec.of(kind, unary, given);
         } catch (IllegalArgumentException e) {
-            throw new BadInputException("option '" + option + "': " + e.getMessage());
+            String m = e.getMessage();
+            // a file's own problem reads "FILE: problem" on its own line
+            if (option.endsWith("-net") && m.startsWith("fcn option 'net': ")) throw new BadInputException(m.substring("fcn option 'net': ".length()));
+            throw new BadInputException("option '" + option + "': " + m);
         }
     }
 }

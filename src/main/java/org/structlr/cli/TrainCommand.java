@@ -164,8 +164,8 @@ final class TrainCommand implements Callable<Integer> {
         }
         FunctionSpec unarySpec = classOptions.unary(unary), pairSpec = classOptions.pairwise(pairwise);
         if (from != null) {
-            unarySpec = agreeOptions("--unary-option", classOptions.unary, unarySpec, from.unary());
-            pairSpec = agreeOptions("--pairwise-option", classOptions.pairwise, pairSpec, from.pair());
+            unarySpec = agreeOptions("--unary-option", classOptions.unaryGiven(), unarySpec, from.unary());
+            pairSpec = agreeOptions("--pairwise-option", classOptions.pairwiseGiven(), pairSpec, from.pair());
         }
         ClusterTraining cluster = cluster();
         int threads = common.apply();

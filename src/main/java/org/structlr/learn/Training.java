@@ -78,6 +78,15 @@ public final class Training {
         }
     }
 
+    /** Refuses option values of {@code spec} that cannot fit {@code data} ({@link FunctionClass#checkData}), as bad input. */
+    static void checkData(Dataset data, String option, FunctionSpec spec) {
+        try {
+            spec.functionClass().checkData(spec.options(), data.summary().unaryDim(), data.numLabels());
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException(option + " " + spec.name() + ": " + e.getMessage());
+        }
+    }
+
     /** Pairwise type names: one type, or one per edge_type value. */
     public static List<String> pairTypeNames(int numPairTypes) {
         if (numPairTypes <= 1) return List.of("pairwise");
@@ -120,6 +129,8 @@ public final class Training {
     public static Outcome train(Dataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings, RowWeights weights,
                                 int threads, LearnListener listener, LearnerState from, StateSink sink) {
         checkApplicable(data, unary.name(), pair.name());
+        checkData(data, "--unary", unary);
+        checkData(data, "--pairwise", pair);
         checkVoid(data, settings);
         List<String> types = pairTypeNames(data.numPairTypes());
         int L = data.numLabels();

@@ -54,6 +54,13 @@ public interface FunctionClass {
     default void checkApplicable(boolean unary, int featureWidth) {}
 
     /**
+     * Throws IllegalArgumentException (with the reason, naming any file) when the option values
+     * {@code options} cannot fit a data set of {@code pixelFeatures} unary (pixel) features and
+     * {@code numLabels} labels, e.g. an own network file of the wrong shape; called before training.
+     */
+    default void checkData(ClassOptions options, int pixelFeatures, int numLabels) {}
+
+    /**
      * The settings of this class a user may change ({@code --unary-option NAME=VALUE}), beyond the
      * seed and thread count: names, defaults, help and checks. Their values reach {@link #create}
      * in {@link Context#options()}, checked; models and checkpoints record them. None by default.

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.TestFactory;
  */
 class NotebooksTest {
     private static final Path DIR = Path.of(System.getProperty("basedir", ".")).resolve("notebooks");
-    private static final List<String> EXPECTED = List.of("01-denoising.ipynb", "02-your-own-data.ipynb", "03-new-oracle.ipynb");
+    private static final List<String> EXPECTED = List.of("01-denoising.ipynb", "02-your-own-data.ipynb", "03-new-oracle.ipynb", "04-deep-network.ipynb");
 
     static List<Path> notebooks() throws IOException {
         try (Stream<Path> s = Files.list(DIR)) {

@@ -7,17 +7,15 @@ import org.nd4j.linalg.learning.config.IUpdater;
 
 /**
  * The network an {@link FcnOracle} trains: the replaceable part of the fcn class. It makes a fresh
- * trainable ComputationGraph with the layout {@link FcnGraph} names: inputs {@code image [B, D, H, W]}
- * and {@code bias [B, K*C, H, W]}, the scores g {@code [B, K*C, H, W]} from a layer named
- * {@link FcnGraph#SCORES}, and the biased loss attached by {@link FcnGraph#addHead}. The oracle owns
- * the training (epochs, mini-batches, the descent check); the architecture only the layers.
- * {@link DilatedConvolutions} is the default; {@link FcnSettings.Builder#architecture} plugs in another.
- *
- * <p>The scores ({@link FullyConvolutionalScore}) read the number of pixel features from a
- * convolution layer named {@code conv0} ({@link FcnGraph#conv}) that reads the image, and the export
- * copies every vertex between the image and {@value FcnGraph#SCORES}. A network with pooling layers
- * gets images padded to multiples of the product of their strides ({@link FcnGraph#sizeMultiple}).
- * {@link UNet} is the second built-in one.
+ * trainable ComputationGraph with the layout {@link FcnGraph} names: a first input, the image
+ * {@code [B, D, H, W]}, a second, {@value FcnGraph#BIAS} {@code [B, K*C, H, W]}, a layer with an
+ * {@code nOut} giving the scores g {@code [B, K*C, H, W]}, and the biased loss attached by
+ * {@link FcnGraph#addHead} on top of it. The oracle owns the training (epochs, mini-batches, the
+ * descent check); the architecture only the layers. {@link DilatedConvolutions} is the built-in one,
+ * {@link OwnNetwork} a user's file; {@link FcnSettings.Builder#architecture} plugs in another. The
+ * scores, their export and the step policy read any such graph. {@link UNet} is the second built-in one;
+ * a network with pooling layers gets images padded to multiples of the product of their strides
+ * ({@link FcnGraph#sizeMultiple}).
  */
 public interface FcnArchitecture extends Serializable {
 

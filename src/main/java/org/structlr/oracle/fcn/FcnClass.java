@@ -54,8 +54,15 @@ public final class FcnClass implements FunctionClass {
     static final ClassOption<Double> RECOVERY = ClassOption.real("recovery", FcnSettings.DEFAULT_RECOVERY, 1, false,
             "after a fit accepted at its first try a halved step grows by this factor, up to lr");
 
+    /** The user's own network ({@code --unary-net FILE}); models and checkpoints record its SHA-256. */
+    static final ClassOption<NetworkSource> NET = ClassOption.of("net", NetworkSource.NONE, "none, a FILE or sha256:HEX",
+            "your own network instead of the built-in one: a DL4J ComputationGraph configuration (JSON) or model zip whose output"
+                    + " scores every pixel (arch, width, dilations and depth then do not apply); recorded as its SHA-256", NetworkSource::parse);
+    static final ClassOption<Integer> FREEZE = ClassOption.integer("freeze", 0, 0,
+            "with net: the first K layers of the network (in topological order) keep their parameters");
+
     private static final List<ClassOption<?>> OPTIONS = List.of(EPOCHS, BATCH, ARCH, WIDTH, DILATIONS, DEPTH, LEARNING_RATE, DESCENT_CHECK,
-            WEIGHT_DECAY, RECOVERY);
+            WEIGHT_DECAY, RECOVERY, NET, FREEZE);
 
     @Override public List<ClassOption<?>> options() { return OPTIONS; }
 
@@ -64,12 +71,34 @@ public final class FcnClass implements FunctionClass {
         ClassOptions o = c.options();
         FcnSettings.Builder b = FcnSettings.builder(!c.unary());
         b.width(o.get(WIDTH)).dilations(o.get(DILATIONS).stream().mapToInt(Integer::intValue).toArray());
-        if (o.get(ARCH).equals("unet")) {
-            b.architecture(new UNet(o.get(WIDTH), o.get(DEPTH)));
-        }
-        return new FcnOracle(b
-                .epochs(o.get(EPOCHS)).learningRate(o.get(LEARNING_RATE)).seed(c.seed()).batch(o.get(BATCH))
+        if (o.get(ARCH).equals("unet")) b.architecture(new UNet(o.get(WIDTH), o.get(DEPTH)));
+        FcnArchitecture own = ownNetwork(o);
+        if (own != null) b.architecture(own);
+        return new FcnOracle(b.epochs(o.get(EPOCHS)).learningRate(o.get(LEARNING_RATE)).seed(c.seed()).batch(o.get(BATCH))
                 .descentCheck(o.get(DESCENT_CHECK)).weightDecay(o.get(WEIGHT_DECAY)).recovery(o.get(RECOVERY)).build());
+    }
+
+    /** The own network the options name, or null (the built-in one). */
+    static OwnNetwork ownNetwork(ClassOptions o) {
+        NetworkSource net = o.get(NET);
+        if (!net.present()) {
+            if (o.get(FREEZE) > 0) throw new IllegalArgumentException("fcn option 'freeze' needs an own network (option 'net', --unary-net FILE)");
+            return null;
+        }
+        return new OwnNetwork(net, o.get(FREEZE));
+    }
+
+    /**
+     * An own network is made once here, for the data's {@code pixelFeatures} and {@code numLabels}:
+     * a file that does not fit is refused before any training.
+     */
+    @Override
+    public void checkData(ClassOptions o, int pixelFeatures, int numLabels) {
+        OwnNetwork own = ownNetwork(o);
+        if (own == null || !own.source().hasContent()) return;
+        boolean unary = o.unary();
+        own.newNetwork(pixelFeatures, unary ? numLabels : numLabels * numLabels, unary ? 1 : 2,
+                new FcnArchitecture.Optimisation(0, DataType.FLOAT, new org.nd4j.linalg.learning.config.Adam(), 0));
     }
 
     @Override public Set<String> kinds() { return Set.of(FcnScore.KIND, FcnPairScore.KIND); }

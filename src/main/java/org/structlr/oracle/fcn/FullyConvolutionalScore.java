@@ -15,16 +15,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.deeplearning4j.nn.conf.layers.ConvolutionLayer;
 import org.deeplearning4j.nn.conf.ComputationGraphConfiguration;
-import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
-import org.deeplearning4j.nn.conf.graph.GraphVertex;
-import org.deeplearning4j.nn.conf.graph.LayerVertex;
-import org.deeplearning4j.nn.conf.graph.MergeVertex;
-import org.deeplearning4j.nn.conf.layers.ActivationLayer;
-import org.deeplearning4j.nn.conf.layers.BaseLayer;
-import org.deeplearning4j.nn.conf.layers.BatchNormalization;
+import org.deeplearning4j.nn.conf.layers.FeedForwardLayer;
 import org.deeplearning4j.nn.conf.layers.Layer;
-import org.deeplearning4j.nn.conf.layers.SubsamplingLayer;
-import org.deeplearning4j.nn.conf.layers.Upsampling2D;
+import org.deeplearning4j.nn.transferlearning.FineTuneConfiguration;
+import org.deeplearning4j.nn.transferlearning.TransferLearning;
+import org.deeplearning4j.nn.conf.graph.LayerVertex;
 import org.deeplearning4j.nn.conf.layers.CnnLossLayer;
 import org.nd4j.linalg.activations.Activation;
 import org.nd4j.linalg.learning.config.NoOp;
@@ -55,38 +50,21 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         this.net = net;
         this.groups = groups;
         this.fits = fits;
-        this.numFeatures = (int) convolution(net, FcnGraph.conv(0)).getNIn();
-        long out = convolution(net, FcnGraph.SCORES).getNOut();
+        ComputationGraphConfiguration conf = net.getConfiguration();
+        this.numFeatures = FcnGraph.inputChannels(conf);
+        long out = FcnGraph.outputChannels(conf, FcnGraph.scoresVertex(net));
         if (out % groups != 0) throw new IllegalArgumentException("fcn: " + out + " output channels for " + groups + " groups");
         this.numClasses = (int) (out / groups);
         this.sizeMultiple = FcnGraph.sizeMultiple(net);
     }
 
-    /** The configuration of convolution layer {@code name}; refuses a graph that is not an FCN of {@link FcnOracle}. */
+    /** The configuration of convolution layer {@code name}; refuses a graph that has none of that name. */
     static ConvolutionLayer convolution(ComputationGraph net, String name) {
-        var v = net.getConfiguration().getVertices().get(name);
-        if (!(v instanceof LayerVertex lv) || !(lv.getLayerConf().getLayer() instanceof ConvolutionLayer c)) {
+        if (!(FcnGraph.layer(net.getConfiguration(), name) instanceof ConvolutionLayer c)) {
             throw new IllegalArgumentException("fcn: the network has no convolution layer '" + name + "'");
         }
         return c;
     }
-
-    /**
-     * The names of the network's vertices after its input {@value FcnGraph#IMAGE} up to its layer
-     * {@value FcnGraph#SCORES}, in a topological order: every vertex but the inputs and the loss head
-     * ({@link FcnGraph#addHead}).
-     */
-    static List<String> body(ComputationGraph net) {
-        List<String> out = new ArrayList<>();
-        var vertices = net.getVertices();
-        for (int i : net.topologicalSortOrder()) {
-            String name = vertices[i].getVertexName();
-            if (!HEAD.contains(name)) out.add(name);
-        }
-        return out;
-    }
-
-    private static final java.util.Set<String> HEAD = java.util.Set.of(FcnGraph.IMAGE, FcnGraph.BIAS, FcnGraph.BIASED, FcnGraph.LOSS);
 
     int fits() {
         return fits;
@@ -132,7 +110,7 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
      */
     public INDArray outputImage(INDArray image) {
         DataType t = net.params().dataType();
-        INDArray x = ImageTensors.pad(image.castTo(t), sizeMultiple());
+        INDArray x = ImageTensors.pad(image.castTo(t), sizeMultiple);
         INDArray zero = Nd4j.zeros(t, x.size(0), (long) groups * numClasses, x.size(2), x.size(3));
         INDArray out;
         synchronized (net) {                       // DL4J networks are not safe for concurrent use
@@ -141,7 +119,7 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         return ImageTensors.crop(out, image.size(2), image.size(3));
     }
 
-    /** H and W of the network's input must be multiples of these ({@link FcnGraph#sizeMultiple}; {1, 1} for dilated convolutions). */
+    /** H and W of the network's input must be multiples of these ({@link FcnGraph#sizeMultiple}; {1, 1} without pools). */
     public int[] sizeMultiple() {
         return sizeMultiple.clone();
     }
@@ -151,38 +129,27 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
 
     /**
      * The function as a ComputationGraph of DL4J's own classes, for export: input {@code image
-     * [1, D, H, W]} (H and W multiples of {@link #sizeMultiple()}), the same layers and parameters, and a {@code CnnLossLayer} with the built-in
+     * [1, D, H, W]}, the same layers and parameters (DL4J's transfer learning removes the bias input and the loss head), and a {@code CnnLossLayer} with the built-in
      * {@code LossMSE} and IDENTITY activation as output {@value #PLAIN_OUTPUT}, so that
      * {@code output(image)[0]} is the scores {@code [1, K*C, H, W]} (no bias input: it is zero at
      * prediction time; the loss never enters {@code output}).
      */
     public ComputationGraph plainNetwork() {
         ComputationGraph src = networkCopy();
-        ComputationGraphConfiguration conf = src.getConfiguration();
-        ComputationGraphConfiguration.GraphBuilder b = new NeuralNetConfiguration.Builder()
-                .dataType(src.params().dataType())
-                .updater(new NoOp())
-                .graphBuilder()
-                .addInputs(FcnGraph.IMAGE);
-        List<String> withParams = new ArrayList<>();
-        for (String name : body(src)) {
-            GraphVertex v = conf.getVertices().get(name);
-            String[] inputs = conf.getVertexInputs().get(name).toArray(String[]::new);
-            if (v instanceof LayerVertex lv) {
-                Layer layer = lv.getLayerConf().getLayer().clone();
-                if (layer instanceof BaseLayer base) base.setIUpdater(new NoOp());
-                b.addLayer(name, layer, lv.getPreProcessor(), inputs);
-                if (src.getLayer(name).numParams() > 0) withParams.add(name);
-            } else {
-                b.addVertex(name, v.clone(), inputs);
-            }
+        String image = src.getConfiguration().getNetworkInputs().get(0), scores = FcnGraph.scoresVertex(src);
+        // DL4J's transfer learning keeps every other layer and its parameters; a frozen layer stays DL4J's FrozenLayer
+        ComputationGraph plain = new TransferLearning.GraphBuilder(src)
+                .fineTuneConfiguration(new FineTuneConfiguration.Builder().updater(new NoOp()).build())
+                .removeVertexAndConnections(FcnGraph.LOSS)
+                .removeVertexAndConnections(FcnGraph.BIASED)
+                .setInputs(image)
+                .addLayer(PLAIN_OUTPUT, new CnnLossLayer.Builder(new LossMSE()).activation(Activation.IDENTITY).build(), scores)
+                .setOutputs(PLAIN_OUTPUT)
+                .build();
+        // the training's im2col cache (DilatedConvolutions) is of no use to an export's user: DL4J's default
+        for (var v : plain.getConfiguration().getVertices().values()) {
+            if (v instanceof LayerVertex lv) lv.getLayerConf().setCacheMode(org.deeplearning4j.nn.conf.CacheMode.NONE);
         }
-        b.addLayer(PLAIN_OUTPUT, new CnnLossLayer.Builder(new LossMSE()).activation(Activation.IDENTITY).build(), FcnGraph.SCORES);
-        b.setOutputs(PLAIN_OUTPUT);
-        ComputationGraph plain = new ComputationGraph(b.build());
-        plain.init();
-        // every parameter, batch normalisation's running mean and variance included
-        for (String name : withParams) plain.getLayer(name).setParams(src.getLayer(name).params().dup());
         return plain;
     }
 
@@ -243,29 +210,21 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         return numFeatures;
     }
 
-    /** The layers as text in a topological order, e.g. "conv3x3x16 conv3x3x16d2 conv1x1x2" (dilated convolutions). */
+    /** The layers in topological order as text, e.g. "conv3x3x16 conv3x3x16d2 conv1x1x2" (the loss head left out). */
     String layers() {
         StringBuilder s = new StringBuilder();
-        var vertices = net.getConfiguration().getVertices();
-        for (String name : body(net)) {
+        for (String name : FcnGraph.layerOrder(net)) {
+            if (name.equals(FcnGraph.LOSS)) continue;
+            var v = net.getConfiguration().getVertices().get(name);
+            Layer wrapped = ((LayerVertex) v).getLayerConf().getLayer(), l = FcnGraph.unwrapped(wrapped);
             if (s.length() > 0) s.append(' ');
-            GraphVertex v = vertices.get(name);
-            Layer l = v instanceof LayerVertex lv ? lv.getLayerConf().getLayer() : null;
-            if (l instanceof ConvolutionLayer c) {
+            if (wrapped != l) s.append("frozen:");
+            if (l instanceof ConvolutionLayer c && c.getClass() == ConvolutionLayer.class) {
                 s.append("conv").append(c.getKernelSize()[0]).append('x').append(c.getKernelSize()[1]).append('x').append(c.getNOut());
                 if (c.getDilation()[0] > 1) s.append('d').append(c.getDilation()[0]);
-            } else if (l instanceof BatchNormalization) {
-                s.append("bn");
-            } else if (l instanceof ActivationLayer a) {
-                s.append(a.getActivationFn().toString().toLowerCase(java.util.Locale.ROOT));
-            } else if (l instanceof SubsamplingLayer p) {
-                s.append("pool").append(p.getKernelSize()[0]);
-            } else if (l instanceof Upsampling2D u) {
-                s.append("up").append(u.getSize()[0]);
-            } else if (v instanceof MergeVertex) {
-                s.append("concat");
             } else {
-                s.append((l != null ? l : v).getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT));
+                s.append(l.getClass().getSimpleName());
+                if (l instanceof FeedForwardLayer f && f.getNOut() > 0) s.append('x').append(f.getNOut());
             }
         }
         return s.toString();

@@ -50,6 +50,17 @@ public final class NetworkFiles {
     static final long MAX_ARRAY_BYTES = Integer.MAX_VALUE - 64L;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String[] ALLOWED_CLASS_PREFIXES = {"org.deeplearning4j.", "org.nd4j.", "org.structlr."};
+    /**
+     * The packages a user's own network file may name (a configuration of layers, graph vertices,
+     * preprocessors, weight initialisations, activations, losses, updaters, schedules): narrower than
+     * {@link #ALLOWED_CLASS_PREFIXES}, since the file comes from outside structlr.
+     */
+    private static final String[] OWN_CLASS_PREFIXES = {"org.deeplearning4j.nn.conf.", "org.deeplearning4j.nn.weights.",
+            "org.nd4j.linalg.activations.", "org.nd4j.linalg.lossfunctions.", "org.nd4j.linalg.learning.", "org.nd4j.linalg.schedule."};
+    /** A key or value that reads as a fully qualified Java class name (lower-case packages, then a capitalised name). */
+    private static final java.util.regex.Pattern CLASS_NAME = java.util.regex.Pattern.compile("([a-z_][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9_$]*");
+    /** Largest own network file read (configuration and parameters). */
+    public static final long MAX_OWN_BYTES = 1L << 30;
     /** Class names of structlr's own DL4J classes before the function-class families had their packages. */
     private static final Map<String, String> RENAMED = Map.of(
             "org.structlr.oracle.BiasedSoftmaxLoss", BiasedSoftmaxLoss.class.getName(),
@@ -98,7 +109,7 @@ public final class NetworkFiles {
     }
 
     private static MultiLayerNetwork multiLayer(String name, InputStream in, boolean withUpdater) throws IOException {
-        Entries e = read(name, in);
+        Entries e = read(name, in, false);
         MultiLayerNetwork net;
         try {
             net = new MultiLayerNetwork(MultiLayerConfiguration.fromJson(e.configuration));
@@ -111,7 +122,7 @@ public final class NetworkFiles {
     }
 
     private static ComputationGraph graph(String name, InputStream in, boolean withUpdater) throws IOException {
-        Entries e = read(name, in);
+        Entries e = read(name, in, false);
         ComputationGraph net;
         try {
             net = new ComputationGraph(ComputationGraphConfiguration.fromJson(e.configuration));
@@ -130,17 +141,69 @@ public final class NetworkFiles {
 
     private record Entries(String configuration, INDArray params, INDArray updater) {}
 
-    /** The allowed entries of a network zip, size-limited; anything else is refused. */
-    private static Entries read(String name, InputStream raw) throws IOException {
+    /**
+     * A user's own network ({@code --unary-net FILE}): a DL4J ComputationGraph configuration (JSON),
+     * initialised with {@code seed}, or a DL4J ComputationGraph zip with its parameters (an updater
+     * state in it is not read: training starts its own). Every class name in the JSON, the zip's
+     * configuration.json included, is checked against {@link #OWN_CLASS_PREFIXES} before DL4J's
+     * Jackson parses it (DL4J's configurations are polymorphic JSON that name the classes to make):
+     * nothing from the file is made into an object of a class outside DL4J's configuration types.
+     *
+     * @param name the file as the user named it, for errors
+     * @throws IOException naming the file and the problem
+     */
+    public static ComputationGraph readOwnGraph(byte[] content, String name, long seed) throws IOException {
+        if (content.length >= 4 && content[0] == 'P' && content[1] == 'K' && content[2] == 3 && content[3] == 4) {
+            Entries e = read(name, new ByteArrayInputStream(content), true);
+            ComputationGraph net = new ComputationGraph(graphConfiguration(name, e.configuration));
+            try {
+                net.init(e.params, false);
+            } catch (RuntimeException ex) {
+                throw new IOException(name + ": the parameters (" + COEFFICIENTS + ") do not fit the configuration: " + firstLine(ex), ex);
+            }
+            return net;
+        }
+        if (content.length > MAX_CONFIGURATION_BYTES) {
+            throw new IOException(name + ": a network configuration larger than " + MAX_CONFIGURATION_BYTES + " bytes (and not a zip)");
+        }
+        String json = checkedConfiguration(name, new String(content, StandardCharsets.UTF_8), true);
+        ComputationGraphConfiguration conf = graphConfiguration(name, json);
+        conf.getDefaultConfiguration().setSeed(seed);
+        for (org.deeplearning4j.nn.conf.graph.GraphVertex v : conf.getVertices().values()) {
+            if (v instanceof org.deeplearning4j.nn.conf.graph.LayerVertex lv && lv.getLayerConf() != null) lv.getLayerConf().setSeed(seed);
+        }
+        ComputationGraph net = new ComputationGraph(conf);
+        try {
+            net.init();
+        } catch (RuntimeException ex) {
+            throw new IOException(name + ": DL4J cannot build this network: " + firstLine(ex), ex);
+        }
+        return net;
+    }
+
+    private static ComputationGraphConfiguration graphConfiguration(String name, String json) throws IOException {
+        if (JSON.readTree(json).has("confs")) {
+            throw new IOException(name + ": a DL4J MultiLayerNetwork configuration; structlr takes a ComputationGraph"
+                    + " (MultiLayerNetwork.toComputationGraph() converts one)");
+        }
+        try {
+            return ComputationGraphConfiguration.fromJson(json);
+        } catch (RuntimeException ex) {
+            throw new IOException(name + ": not a DL4J ComputationGraph configuration: " + firstLine(ex), ex);
+        }
+    }
+
+    /** The allowed entries of a network zip, size-limited; anything else is refused ({@code own}: a user's file, see {@link #readOwnGraph}). */
+    private static Entries read(String name, InputStream raw, boolean own) throws IOException {
         String configuration = null;
         INDArray params = null, updater = null;
         try (ZipInputStream zip = new ZipInputStream(raw)) {
             for (ZipEntry entry; (entry = zip.getNextEntry()) != null; ) {
                 String n = entry.getName();
                 switch (n) {
-                    case CONFIGURATION -> configuration = checkedConfiguration(name, new String(limited(zip, name, n, MAX_CONFIGURATION_BYTES), StandardCharsets.UTF_8));
+                    case CONFIGURATION -> configuration = checkedConfiguration(name, new String(limited(zip, name, n, MAX_CONFIGURATION_BYTES), StandardCharsets.UTF_8), own);
                     case COEFFICIENTS -> params = array(zip, name, n);
-                    case UPDATER -> updater = array(zip, name, n);
+                    case UPDATER -> updater = own ? null : array(zip, name, n);
                     default -> throw new IOException(name + ": unexpected entry '" + n + "' in a network file (only "
                             + CONFIGURATION + ", " + COEFFICIENTS + ", " + UPDATER + " are read; nothing is deserialised)");
                 }
@@ -148,7 +211,7 @@ public final class NetworkFiles {
         } catch (java.util.zip.ZipException e) {
             throw new IOException(name + ": not a readable network zip: " + e.getMessage(), e);
         }
-        if (configuration == null) throw new IOException(name + ": network file without " + CONFIGURATION);
+        if (configuration == null) throw new IOException(name + ": network file without " + CONFIGURATION + (own ? " (not a DL4J model zip)" : ""));
         if (params == null) throw new IOException(name + ": network file without " + COEFFICIENTS);
         return new Entries(configuration, params, updater);
     }
@@ -174,8 +237,12 @@ public final class NetworkFiles {
         return out.toByteArray();
     }
 
-    /** The configuration with legacy class names mapped; refuses class names outside DL4J, ND4J and structlr. */
-    static String checkedConfiguration(String name, String json) throws IOException {
+    /**
+     * The configuration with legacy class names mapped; refuses class names outside DL4J, ND4J and
+     * structlr, or, for a user's own file ({@code own}), outside {@link #OWN_CLASS_PREFIXES}; read
+     * with a plain (untyped) ObjectMapper, before DL4J's Jackson makes any object from it.
+     */
+    static String checkedConfiguration(String name, String json, boolean own) throws IOException {
         for (Map.Entry<String, String> r : RENAMED.entrySet()) json = json.replace("\"" + r.getKey() + "\"", "\"" + r.getValue() + "\"");
         JsonNode root;
         try {
@@ -183,16 +250,24 @@ public final class NetworkFiles {
         } catch (IOException e) {
             throw new IOException(name + ": " + CONFIGURATION + " is not JSON: " + firstLine(e), e);
         }
-        checkClassNames(name, root, 0);
+        if (own && !root.isObject()) throw new IOException(name + ": not a DL4J network configuration (a JSON object) or model zip");
+        checkClassNames(name, root, 0, own);
         return json;
     }
 
-    private static void checkClassNames(String name, JsonNode node, int depth) throws IOException {
+    private static void checkClassNames(String name, JsonNode node, int depth, boolean own) throws IOException {
         if (depth > 200) throw new IOException(name + ": " + CONFIGURATION + " is nested deeper than 200 levels");
         if (node.isObject()) {
             for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> f = it.next();
-                if (f.getKey().equals("@class") || f.getKey().equals("@type")) {
+                if (own) {
+                    // a user's file: every type name (an @class/@type value, or a key or text that reads as a class name) must be
+                    // one of DL4J's or ND4J's configuration types
+                    checkOwnName(name, f.getKey(), false);
+                    boolean typeField = f.getKey().equals("@class") || f.getKey().equals("@type");
+                    if (typeField && !f.getValue().isTextual()) throw new IOException(name + ": a " + f.getKey() + " that is not a class name");
+                    if (f.getValue().isTextual()) checkOwnName(name, f.getValue().asText(), typeField);
+                } else if (f.getKey().equals("@class") || f.getKey().equals("@type")) {
                     String cls = f.getValue().asText();
                     boolean ok = false;
                     for (String p : ALLOWED_CLASS_PREFIXES) ok |= cls.startsWith(p);
@@ -201,11 +276,22 @@ public final class NetworkFiles {
                                 + "', outside DL4J, ND4J and structlr: refused");
                     }
                 }
-                checkClassNames(name, f.getValue(), depth + 1);
+                checkClassNames(name, f.getValue(), depth + 1, own);
             }
         } else if (node.isArray()) {
-            for (JsonNode c : node) checkClassNames(name, c, depth + 1);
+            for (JsonNode c : node) checkClassNames(name, c, depth + 1, own);
         }
+    }
+
+    /** Refuses {@code text} when it is a type name ({@code typeName}) or reads as a class name, and is not in {@link #OWN_CLASS_PREFIXES}. */
+    private static void checkOwnName(String name, String text, boolean typeName) throws IOException {
+        if (!typeName && !CLASS_NAME.matcher(text).matches()) return;
+        for (String p : OWN_CLASS_PREFIXES) if (text.startsWith(p)) return;
+        throw refused(name, text, "outside DL4J's and ND4J's configuration types (" + String.join("*, ", OWN_CLASS_PREFIXES) + "*)");
+    }
+
+    private static IOException refused(String name, String cls, String why) {
+        return new IOException(name + ": names class '" + cls + "', " + why + ": refused before DL4J reads it");
     }
 
     private static String firstLine(Throwable e) {

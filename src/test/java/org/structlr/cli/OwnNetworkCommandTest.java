@@ -1,0 +1,160 @@
+package org.structlr.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.deeplearning4j.nn.conf.ComputationGraphConfiguration;
+import org.deeplearning4j.nn.conf.ConvolutionMode;
+import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.conf.layers.CnnLossLayer;
+import org.deeplearning4j.nn.conf.layers.ConvolutionLayer;
+import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.deeplearning4j.util.ModelSerializer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.nd4j.linalg.activations.Activation;
+import org.nd4j.linalg.api.buffer.DataType;
+import org.nd4j.linalg.learning.config.Sgd;
+import org.nd4j.linalg.lossfunctions.impl.LossMCXENT;
+import org.structlr.data.Dataset;
+import org.structlr.data.DenoisingGenerator;
+import org.structlr.model.CrfModel;
+
+/**
+ * {@code train --unary fcn --unary-net FILE --freeze K}: a pretrained network from a zip trains,
+ * checkpoints and resumes bit for bit without the file; the model records the file's SHA-256 and
+ * exports; a resume with another file and bad files are refused (exit 2, the file named).
+ */
+class OwnNetworkCommandTest {
+    @TempDir
+    static Path shared;
+
+    @TempDir
+    Path tmp;
+
+    static Path data, zip;
+    static int features;
+    static final String[] SETTINGS = {"--unary", "fcn", "--pairwise", "linear", "--unary-option", "epochs=1", "--sweeps", "3",
+            "--eval-sweeps", "3", "--seed", "3", "--quiet", "--threads", "1"};
+
+    @BeforeAll
+    static void generate() throws IOException {
+        data = shared.resolve("data");
+        new DenoisingGenerator().generateTo(data, 2, 2, 12, 12, 17);
+        features = Dataset.load(data).summary().unaryDim();
+        ComputationGraphConfiguration.GraphBuilder b = new NeuralNetConfiguration.Builder().seed(3).dataType(DataType.FLOAT)
+                .convolutionMode(ConvolutionMode.Same).updater(new Sgd(0.1)).graphBuilder().addInputs("in");
+        b.addLayer("c1", new ConvolutionLayer.Builder(3, 3).nIn(features).nOut(4).activation(Activation.TANH).build(), "in");
+        b.addLayer("c2", new ConvolutionLayer.Builder(3, 3).dilation(2, 2).nIn(4).nOut(4).activation(Activation.RELU).build(), "c1");
+        b.addLayer("head", new ConvolutionLayer.Builder(1, 1).nIn(4).nOut(2).activation(Activation.IDENTITY).build(), "c2");
+        b.addLayer("out", new CnnLossLayer.Builder(new LossMCXENT()).activation(Activation.SOFTMAX).build(), "head");
+        ComputationGraph net = new ComputationGraph(b.setOutputs("out").build());
+        net.init();
+        zip = shared.resolve("pretrained.zip");
+        ModelSerializer.writeModel(net, zip.toFile(), false);
+    }
+
+    static TrainPredictCommandTest.Run train(String... extra) {
+        List<String> a = new ArrayList<>(List.of("train", "--data", data.toString()));
+        a.addAll(List.of(SETTINGS));
+        a.addAll(List.of(extra));
+        return TrainPredictCommandTest.run(a.toArray(String[]::new));
+    }
+
+    /** Must show: a network from a zip, trained with a checkpoint after 2 of 4 iterations and resumed, equals the uninterrupted run exactly. */
+    @Test
+    void aNetworkFromAZipResumesBitForBit() throws Exception {
+        Path plain = tmp.resolve("plain"), ck = tmp.resolve("ck"), resumed = tmp.resolve("resumed");
+        TrainPredictCommandTest.Run r = train("--unary-net", zip.toString(), "--freeze", "1", "--iterations", "4",
+                "--output", plain.resolve("model").toString(), "--report", plain.resolve("r.json").toString());
+        assertEquals(0, r.code(), r.err());
+        r = train("--unary-net", zip.toString(), "--freeze", "1", "--iterations", "2", "--checkpoint", ck.toString(), "--checkpoint-every", "1");
+        assertEquals(0, r.code(), r.err());
+        // the resume needs no network file: the checkpoint's function is the network
+        r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(), "--iterations", "4", "--quiet",
+                "--output", resumed.resolve("model").toString(), "--report", resumed.resolve("r.json").toString());
+        assertEquals(0, r.code(), r.err());
+        JsonNode a = new ObjectMapper().readTree(plain.resolve("r.json").toFile()).get("iterations");
+        JsonNode b = new ObjectMapper().readTree(resumed.resolve("r.json").toFile()).get("iterations");
+        assertEquals(4, a.size());
+        assertEquals(a.size(), b.size());
+        for (int k = 0; k < a.size(); k++) {
+            for (String key : List.of("iteration", "objective", "train_error", "test_error")) {
+                assertEquals(a.get(k).get(key), b.get(k).get(key), key + " of iteration " + (k + 1));
+            }
+        }
+        java.util.Map<String, byte[]> na = entries(plain.resolve("model/unary/model.zip")), nb = entries(resumed.resolve("model/unary/model.zip"));
+        assertEquals(na.keySet(), nb.keySet());
+        for (String e : na.keySet()) assertArrayEquals(na.get(e), nb.get(e), "the trained networks' " + e + ", byte for byte");
+        CrfModel m = CrfModel.load(plain.resolve("model"));
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> options = (java.util.Map<String, Object>) m.settings().get("unaryOptions");
+        assertTrue(String.valueOf(options.get("net")).matches("sha256:[0-9a-f]{64}"), "recorded: " + options);
+        assertEquals(1, ((Number) options.get("freeze")).intValue());
+
+        // export: a plain DL4J network again
+        Path out = tmp.resolve("export");
+        r = TrainPredictCommandTest.run("export", "--model", plain.resolve("model").toString(), "--output", out.toString());
+        assertEquals(0, r.code(), r.err());
+        assertTrue(Files.isRegularFile(out.resolve("unary.zip")));
+
+        // resuming with another network is refused
+        Path other = tmp.resolve("other.zip");
+        Files.copy(zip, other);
+        try (var fs = java.nio.file.FileSystems.newFileSystem(other)) {
+            Files.writeString(fs.getPath("configuration.json"), Files.readString(fs.getPath("configuration.json")).replace("\"seed\" : 3", "\"seed\" : 4"));
+        }
+        r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(), "--iterations", "4", "--quiet",
+                "--unary-net", other.toString());
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("the checkpoint was trained with --unary-option net=sha256:"), r.err());
+    }
+
+    /** A zip's entries and their bytes (its headers carry the time of writing). */
+    static java.util.Map<String, byte[]> entries(Path zip) throws IOException {
+        java.util.Map<String, byte[]> out = new java.util.TreeMap<>();
+        try (java.util.zip.ZipInputStream in = new java.util.zip.ZipInputStream(Files.newInputStream(zip))) {
+            for (java.util.zip.ZipEntry e; (e = in.getNextEntry()) != null; ) out.put(e.getName(), in.readAllBytes());
+        }
+        return out;
+    }
+
+    /** Bad files and options: exit 2 and one line naming the file or option, nothing written. */
+    @Test
+    void badNetworksAreOneClearError() throws IOException {
+        Path notZip = tmp.resolve("not-a-model.zip"), model = tmp.resolve("model");
+        Files.write(notZip, new byte[]{'P', 'K', 3, 4, 1, 2, 3});
+        TrainPredictCommandTest.Run r = train("--unary-net", notZip.toString(), "--iterations", "1", "--output", model.toString());
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("error: " + notZip + ": "), r.err());
+        assertFalse(Files.exists(model));
+
+        Path wide = tmp.resolve("wide.json");
+        Files.writeString(wide, new NeuralNetConfiguration.Builder().convolutionMode(ConvolutionMode.Same).graphBuilder().addInputs("in")
+                .addLayer("c", new ConvolutionLayer.Builder(1, 1).nIn(features).nOut(5).build(), "in").setOutputs("c").build().toJson());
+        r = train("--unary-net", wide.toString(), "--iterations", "1", "--output", model.toString());
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains(wide + ": the scores ('c') have 5 channels"), r.err());
+        assertFalse(Files.exists(model));
+
+        r = TrainPredictCommandTest.run("train", "--data", data.toString(), "--unary", "linear", "--unary-net", zip.toString(), "--quiet");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("option '--unary-net' needs --unary fcn"), r.err());
+        r = train("--freeze", "1", "--iterations", "1");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("option '--freeze' needs --unary-net or --pairwise-net"), r.err());
+        r = train("--unary-net", zip.toString(), "--freeze", "9", "--iterations", "1");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("freeze 9 leaves no layer with parameters to train"), r.err());
+    }
+}
