@@ -67,7 +67,8 @@ public final class AlternatingLearner {
         if (pairOracles.size() != train.numPairTypes()) {
             throw new IllegalArgumentException(pairOracles.size() + " pairwise oracles for " + train.numPairTypes() + " pairwise types");
         }
-        try (BatchStates states = new BatchStates(train, test, settings.eps(), settings.evaluatesErrors(), settings.engine())) {
+        try (BatchStates states = new BatchStates(train, Targets.of(train, RowWeights.NONE, settings.voidForm()), test, settings.eps(),
+                settings.evaluatesErrors(), settings.engine())) {
             return train(states, from, listener, sink);
         }
     }
@@ -96,7 +97,7 @@ public final class AlternatingLearner {
         long start = System.nanoTime() - (from == null ? 0 : Math.round(from.seconds() * 1e9));
         Schedule schedule = settings.newSchedule();
         int[][] phases = phases(T);
-        states.start(f, from == null ? null : new ExampleStates.Engines(from.train(), from.trainEval(), from.testEval()));
+        states.start(f, from == null ? null : new ExampleStates.Engines(from.train(), from.trainEval(), from.testEval(), from.clamped()));
         int evalSweeps = settings.evaluatesErrors() ? settings.evalSweepsFor(states.numTrainVariables(), states.numTestVariables()) : 0;
         int it = from == null ? 0 : from.iteration();
         while (it < settings.iterations()) {
@@ -139,7 +140,7 @@ public final class AlternatingLearner {
                 ExampleStates.Engines e = states.states();
                 try {
                     sink.accept(new LearnerState(it, f.unary(), f.pair(), e.train(), e.trainEval(), e.testEval(), curve,
-                            (System.nanoTime() - start) / 1e9, fitNs / 1e9, passNs / 1e9, (evalNs + System.nanoTime() - t3) / 1e9, described));
+                            (System.nanoTime() - start) / 1e9, fitNs / 1e9, passNs / 1e9, (evalNs + System.nanoTime() - t3) / 1e9, described, e.clamped()));
                 } catch (IOException x) {
                     throw new UncheckedIOException("cannot save the learner's state after iteration " + it + ": " + x.getMessage(), x);
                 }

@@ -37,7 +37,8 @@ import org.structlr.oracle.ScoreFunctions;
  *                     a SHA-256 of every other file, and one of its own content
  *   unary/            the unary function (ScoreFunction.save: weights, updater state, fit count, booster)
  *   pair-&lt;t&gt;/          the function of pairwise type t
- *   messages.npz      float32, flat [E, 2, L]: train (the learner's engine), train_eval, test_eval (where they exist)
+ *   messages.npz      float32, flat [E, 2, L]: train (the learner's engine), train_eval, test_eval, clamped (the
+ *                     clamped void form's engine, {@link ClampedRows}) (where they exist)
  *   state.npz         float32: the same engines' exact states ({@link EngineState}); the manifest's
  *                     "engines" names the engine class of each
  *   curve.npz         "curve", float64 [rows, 6]: iteration, objective, train error, test error, seconds,
@@ -60,7 +61,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
     static final String MESSAGES = "messages.npz";
     static final String STATE = "state.npz";
     static final String CURVE = "curve.npz";
-    private static final String[] ENGINES = {"train", "train_eval", "test_eval"};
+    private static final String[] ENGINES = {"train", "train_eval", "test_eval", "clamped"};
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     /**
@@ -94,7 +95,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             state.unary().save(tmp.resolve("unary"));
             for (int t = 0; t < state.pair().size(); t++) state.pair().get(t).save(tmp.resolve("pair-" + t));
             Map<String, NpyArray> messages = new LinkedHashMap<>(), exact = new LinkedHashMap<>();
-            EngineState[] engines = {state.train(), state.trainEval(), state.testEval()};
+            EngineState[] engines = {state.train(), state.trainEval(), state.testEval(), state.clamped()};
             ObjectNode engineNames = JSON.createObjectNode();
             for (int k = 0; k < ENGINES.length; k++) {
                 EngineState e = engines[k];
@@ -138,6 +139,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             s.put("seed", settings.seed());
             s.put("schedule", settings.schedule());
             s.put("engine", settings.engine().label());
+            s.put("voidForm", settings.voidForm().label());
             m.set("engines", engineNames);
             m.put("threads", threads);
             m.put("dataHash", dataHash == null ? "" : dataHash);
@@ -231,7 +233,8 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             LearnSettings settings = new LearnSettings(s.path("iterations").asInt(), s.path("eps").asDouble(),
                     s.path("sweepsPerFit").asInt(), s.path("evalSweeps").isMissingNode() ? 0 : LearnSettings.evalSweepsOf(s.path("evalSweeps")), s.path("evalEvery").asInt(1), s.path("seed").asLong(),
                     s.path("schedule").asText(org.structlr.schedule.Schedules.PAPER), // checkpoints before schedules: paper
-                    engine(manifest, s.path("engine").asText("auto"))); // before --engine: auto
+                    engine(manifest, s.path("engine").asText("auto")), // before --engine: auto
+                    voidForm(manifest, s.path("voidForm"))); // before --void-form: simple
             ScoreFunction unary = ScoreFunctions.load(dir.resolve("unary"));
             List<ScoreFunction> pair = new ArrayList<>();
             for (int t = 0; t < m.path("pairTypes").asInt(); t++) pair.add(ScoreFunctions.load(dir.resolve("pair-" + t)));
@@ -259,7 +262,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             double total = sec.path("total").isNumber() ? sec.path("total").asDouble() : curve.isEmpty() ? 0 : curve.get(curve.size() - 1).seconds();
             LearnerState state = new LearnerState(m.path("iteration").asInt(), unary, pair, engines[0], engines[1], engines[2], curve,
                     total, sec.path("oracleFits").asDouble(), sec.path("messagePassing").asDouble(), sec.path("evaluation").asDouble(),
-                    oracles(manifest, m.path("oracles"), pair.size()));
+                    oracles(manifest, m.path("oracles"), pair.size()), engines[3]);
             return new Checkpoint(unarySpec, pairSpec, settings, m.path("threads").asInt(), m.path("dataHash").asText(""),
                     m.path(DataHashes.EXAMPLES_HASH).asText(""), state);
         } catch (IOException | IllegalArgumentException e) {
@@ -284,6 +287,16 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** The recorded --void-form (none: the form of the time, simple); a name that is none is an error naming the manifest. */
+    private static VoidForm voidForm(Path manifest, JsonNode recorded) {
+        if (recorded.isMissingNode()) return VoidForm.RECORDED_BEFORE;
+        try {
+            return VoidForm.parse(recorded.asText());
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException(manifest, "settings: " + e.getMessage());
         }
     }
 
