@@ -24,7 +24,7 @@ import org.structlr.viz.PredictionFigure;
  *   Crf crf = CrfTrainer.builder().iterations(3).build().train(data);
  *   List<Prediction> predictions = crf.predict(data.test());        // one batch
  *   System.out.println("test error of the first image: " + predictions.get(0).error());
- *   Path dir = java.nio.file.Files.createTempDirectory("model");
+ *   Path dir = java.nio.file.Files.createTempDirectory("structlr-model-");
  *   crf.save(dir.resolve("model"));                                 // structlr predict --model reads it
  *   Crf again = Crf.load(dir.resolve("model"));
  *   crf.export(dir.resolve("export"));                              // plain DL4J/XGBoost files and a manifest

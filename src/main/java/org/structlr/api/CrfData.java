@@ -11,7 +11,7 @@ import org.structlr.data.Example;
  * {@code val/} of .npz files), lists in memory, or the paper's synthetic denoising images.
  * <pre>{@code
  *   CrfData data = CrfData.denoising(4, 4, 32, 1);     // 4 + 4 noisy 32x32 images, seed 1
- *   Path dir = java.nio.file.Files.createTempDirectory("data");
+ *   Path dir = java.nio.file.Files.createTempDirectory("structlr-data-");
  *   data.write(dir);                                   // structlr train --data DIR reads it
  *   CrfData again = CrfData.read(dir);
  *   CrfData split = CrfData.of(again.train().subList(0, 3), again.train().subList(3, 4), again.test());   // train, val, test

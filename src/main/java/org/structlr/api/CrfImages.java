@@ -21,7 +21,7 @@ import org.structlr.features.WorkingSize;
  * reading, resizing and features as {@code structlr images-data} (options of the same names) and
  * {@code structlr predict} on a photo.
  * <pre>{@code
- *   Path dir = java.nio.file.Files.createTempDirectory("images");
+ *   Path dir = java.nio.file.Files.createTempDirectory("structlr-images-");
  *   var photo = new java.awt.image.BufferedImage(40, 30, java.awt.image.BufferedImage.TYPE_INT_RGB);
  *   var mask = new java.awt.image.BufferedImage(40, 30, java.awt.image.BufferedImage.TYPE_BYTE_GRAY);
  *   for (int y = 0; y < 30; y++) for (int x = 0; x < 40; x++) {

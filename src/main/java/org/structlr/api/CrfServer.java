@@ -9,7 +9,7 @@ import org.structlr.serve.ServeSettings;
  * A trained model behind HTTP inside one's own JVM: what {@code structlr serve} runs, embedded
  * (endpoints, limits and errors in docs/serve.md).
  * <pre>{@code
- *   Path model = java.nio.file.Files.createTempDirectory("served").resolve("model");
+ *   Path model = java.nio.file.Files.createTempDirectory("structlr-served-").resolve("model");
  *   CrfTrainer.builder().iterations(1).build().train(CrfData.denoising(2, 0, 16, 1)).save(model);
  *   try (CrfServer server = CrfServer.builder(model).port(0).maxBatch(8).start()) {
  *       System.out.println("serving generation " + server.modelGeneration() + " on port " + (server.port() > 0));

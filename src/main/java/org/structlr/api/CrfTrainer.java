@@ -16,6 +16,7 @@ import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.RowWeights;
 import org.structlr.learn.StateSink;
+import org.structlr.learn.VoidForm;
 import org.structlr.learn.Training;
 import org.structlr.metrics.Validation;
 import org.structlr.oracle.ClassOption;
@@ -38,7 +39,7 @@ import org.structlr.schedule.Schedules;
  * }</pre>
  * Checkpoints and resuming (the result equals an uninterrupted run's):
  * <pre>{@code
- *   Path dir = java.nio.file.Files.createTempDirectory("checkpoints");
+ *   Path dir = java.nio.file.Files.createTempDirectory("structlr-checkpoints-");
  *   CrfData data = CrfData.denoising(2, 2, 16, 1);
  *   CrfTrainer.builder().iterations(2).checkpoint(dir, 1).build().train(data);   // stopped after 2 of 4
  *   Crf crf = CrfTrainer.resume(dir).iterations(4).build().train(data);         // iterations 3 and 4
@@ -68,7 +69,7 @@ public final class CrfTrainer {
             throw new IllegalArgumentException("engine: " + e.getMessage(), e);
         }
         int evalEvery = b.evalEvery == null ? 1 : b.evalEvery;
-        this.settings = new LearnSettings(b.iterations, b.eps, b.sweeps, b.evalSweeps, evalEvery, b.seed, b.schedule, engine);
+        this.settings = new LearnSettings(b.iterations, b.eps, b.sweeps, b.evalSweeps, evalEvery, b.seed, b.schedule, engine, b.voidForm);
         this.threads = b.threads;
         if (threads < 1) throw new IllegalArgumentException("threads must be at least 1, got " + threads);
         RowWeights w = b.classWeights == null ? RowWeights.NONE : RowWeights.classes(b.classWeights);
@@ -120,6 +121,7 @@ public final class CrfTrainer {
         b.seed = s.seed();
         b.schedule = s.schedule();
         b.engine = s.engine().label();
+        b.voidForm = s.voidForm();
         b.threads = cp.threads();
         b.from = cp;
         return b;
@@ -216,6 +218,7 @@ public final class CrfTrainer {
         private final Map<String, String> unaryOptions = new LinkedHashMap<>(), pairwiseOptions = new LinkedHashMap<>();
         private String classWeights;
         private double[] exampleWeights;
+        private VoidForm voidForm = LearnSettings.DEFAULT_VOID_FORM;
         private TrainingListener listener = TrainingListener.NONE;
         private Path checkpointDir;
         private int checkpointEvery = 5;
@@ -262,6 +265,8 @@ public final class CrfTrainer {
         public Builder classWeights(String spec) { this.classWeights = spec; return this; }
         /** One weight per training example, in the data's order (weight k = k copies of the example). */
         public Builder exampleWeights(double... w) { this.exampleWeights = w == null ? null : w.clone(); return this; }
+        /** How training treats void (unlabelled) variables: {@code "simple"} or {@code "clamped"} (see {@link VoidForm}). */
+        public Builder voidForm(String name) { this.voidForm = VoidForm.parse(name); return this; }
         /** Entropy smoothing of the LP relaxation. */
         public Builder eps(double eps) { this.eps = eps; return this; }
         /** Message-passing sweeps after each oracle fit. */

@@ -1,6 +1,7 @@
 package org.structlr.cli;
 
 import org.structlr.learn.LearnSettings;
+import org.structlr.learn.VoidForm;
 import picocli.CommandLine.Option;
 
 /** The learner's settings other than the iteration count, shared by train and experiment. */
@@ -41,8 +42,26 @@ final class LearningOptions {
     @Option(names = "--seed", defaultValue = "1", description = "Seed of every random choice (and of generated data) (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--void-form", defaultValue = "clamped", paramLabel = "simple|clamped", converter = VoidForms.class,
+            description = "How training treats void (unlabelled) variables: simple = no term of their own; clamped = the loss"
+                    + " A(theta) - A(theta | observed labels), a second, clamped message passing per example and soft targets (about twice"
+                    + " the message passing). No effect without void (default: ${DEFAULT-VALUE}).")
+    VoidForm voidForm;
+
+    /** simple or clamped. */
+    static final class VoidForms implements picocli.CommandLine.ITypeConverter<VoidForm> {
+        @Override
+        public VoidForm convert(String value) {
+            try {
+                return VoidForm.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new picocli.CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
     /** Checked settings; a bad value is a usage error naming the option. */
     LearnSettings settings(int iterations) {
-        return CliChecks.settings(iterations, eps, sweeps, evalSweeps, evalEvery, seed);
+        return CliChecks.settings(iterations, eps, sweeps, evalSweeps, evalEvery, seed).withVoidForm(voidForm);
     }
 }

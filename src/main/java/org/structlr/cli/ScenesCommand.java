@@ -31,6 +31,11 @@ final class ScenesCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Seed (default: ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--train-void", defaultValue = "0", paramLabel = "F",
+            description = "Partial labels: make random labelled pixels of the training masks void until a fraction F of each is void"
+                    + " (val and test keep every label; the images are those of F = 0) (default: ${DEFAULT-VALUE}: the masks as drawn).")
+    double trainVoid;
+
     @Spec
     CommandSpec spec;
 
@@ -43,9 +48,10 @@ final class ScenesCommand implements Callable<Integer> {
         CliChecks.output("--out", out, true);
         if (Files.exists(out) && !Files.isDirectory(out)) throw new BadInputException(out, "cannot write --out: exists and is a file");
         long t0 = System.nanoTime();
-        new SceneGenerator(minSide, maxSide).write(out, count, seed);
-        spec.commandLine().getOut().printf(java.util.Locale.ROOT, "%d scenes of %d to %d pixels a side, %d classes: %s (%.1f s)%n",
-                count, minSide, maxSide, SceneGenerator.CLASS_NAMES.size(), out, (System.nanoTime() - t0) / 1e9);
+        if (!(trainVoid >= 0 && trainVoid < 1)) throw new BadInputException("option '--train-void' must be in [0, 1), got " + trainVoid);
+        double v = new SceneGenerator(minSide, maxSide).write(out, count, seed, trainVoid);
+        spec.commandLine().getOut().printf(java.util.Locale.ROOT, "%d scenes of %d to %d pixels a side, %d classes, %.1f%% of the training pixels void: %s (%.1f s)%n",
+                count, minSide, maxSide, SceneGenerator.CLASS_NAMES.size(), 100 * v, out, (System.nanoTime() - t0) / 1e9);
         return Main.EXIT_OK;
     }
 }

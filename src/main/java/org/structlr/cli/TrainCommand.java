@@ -369,6 +369,7 @@ final class TrainCommand implements Callable<Integer> {
         learning.seed = agree("--seed", learning.seed, s.seed());
         schedule.schedule = agree("--schedule", schedule.schedule, s.schedule());
         engine.engine = agree("--engine", engine.engine, s.engine());
+        learning.voidForm = agree("--void-form", learning.voidForm, s.voidForm());
         if (!isGiven("--threads")) common.threads = cp.threads();
         if (!isGiven("--iterations")) iterations = s.iterations();
     }

@@ -36,6 +36,12 @@ import javax.imageio.ImageIO;
  * {@code lists/train.txt}, {@code val.txt}, {@code test.txt} (60%, 20%, 20% of the images, VOC's
  * ImageSets convention). Randomness: one {@link SplittableRandom} per image, split from the seed
  * in image order.
+ *
+ * <p><b>Partial labels</b> ({@code trainVoid} F > 0): random labelled pixels of the training masks
+ * become void, each with the probability that brings the image's void fraction to F (images
+ * already at F or above keep their masks); val and test masks keep every label. The images and the
+ * other masks are those of F = 0 (the hiding draws from its own stream, seeded by the seed), so a
+ * run on them compares partial with full labels on the same pictures.
  */
 public final class SceneGenerator {
     public static final List<String> CLASS_NAMES = List.of("background", "stripes", "dots", "checks", "plain");
@@ -149,7 +155,18 @@ public final class SceneGenerator {
      * comment); existing files of the same names are replaced.
      */
     public void write(Path dir, int count, long seed) throws IOException {
+        write(dir, count, seed, 0);
+    }
+
+    /**
+     * As {@link #write(Path, int, long)} with a fraction {@code trainVoid} in [0, 1) of every
+     * training mask void (see the class comment); returns the void fraction of the training masks.
+     */
+    public double write(Path dir, int count, long seed, double trainVoid) throws IOException {
         if (count < 3) throw new IllegalArgumentException("at least 3 scenes (train, val, test), got " + count);
+        if (!(trainVoid >= 0 && trainVoid < 1)) throw new IllegalArgumentException("the training void fraction must be in [0, 1), got " + trainVoid);
+        SplittableRandom hiding = new SplittableRandom(seed ^ 0x5ca1ab1e0ddba11L);
+        long trainPixels = 0, trainVoidPixels = 0;
         Files.createDirectories(dir.resolve("images"));
         Files.createDirectories(dir.resolve("masks"));
         Files.createDirectories(dir.resolve("lists"));
@@ -170,7 +187,12 @@ public final class SceneGenerator {
             writePng(img, dir.resolve("images").resolve(name + ".png"));
             BufferedImage m = new BufferedImage(s.width(), s.height(), BufferedImage.TYPE_BYTE_INDEXED, palette);
             byte[] mp = ((DataBufferByte) m.getRaster().getDataBuffer()).getData();
-            for (int i = 0; i < mp.length; i++) mp[i] = (byte) s.mask()[i];
+            int[] mask = k < nTrain && trainVoid > 0 ? hide(s.mask(), trainVoid, hiding) : s.mask();
+            if (k < nTrain) {
+                trainPixels += mask.length;
+                for (int v : mask) if (v == VOID) trainVoidPixels++;
+            }
+            for (int i = 0; i < mp.length; i++) mp[i] = (byte) mask[i];
             writePng(m, dir.resolve("masks").resolve(name + ".png"));
             (k < nTrain ? train : k < nTrain + nVal ? val : test).append(name).append('\n');
         }
@@ -180,6 +202,18 @@ public final class SceneGenerator {
         String json = new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter()
                 .writeValueAsString(classes().toMap());
         AtomicFiles.writeString(dir.resolve("classes.json"), json + "\n");
+        return trainPixels == 0 ? 0 : (double) trainVoidPixels / trainPixels;
+    }
+
+    /** A copy of {@code mask} with labelled pixels made void, each with the probability that brings the void fraction to {@code f}. */
+    static int[] hide(int[] mask, double f, SplittableRandom rnd) {
+        int voids = 0;
+        for (int v : mask) if (v == VOID) voids++;
+        int labelled = mask.length - voids;
+        double p = labelled == 0 ? 0 : Math.max(0, (f * mask.length - voids) / labelled);
+        int[] out = mask.clone();
+        for (int i = 0; i < out.length; i++) if (out[i] != VOID && rnd.nextDouble() < p) out[i] = VOID;
+        return out;
     }
 
     /** Pascal VOC's 256-colour palette (index 255: the void colour). */

@@ -343,6 +343,7 @@ public final class Experiment {
         Map<String, Object> want = Training.settingsMap(FunctionSpec.unary(u), FunctionSpec.pairwise(p), settings);
         Map<String, Object> had = new java.util.LinkedHashMap<>(model.settings());
         had.putIfAbsent("engine", "auto"); // pairs trained before --engine ran Engines' choice
+        had.putIfAbsent("voidForm", org.structlr.learn.VoidForm.RECORDED_BEFORE.label()); // pairs trained before --void-form
         if (!sameSettings(want, had)) {
             throw new BadInputException(dir, "was trained with other settings " + model.settings() + ", not " + want
                     + ": --resume continues a table with the same settings; use another --out");

@@ -31,6 +31,48 @@ public final class EngineInputs {
         }
     }
 
+    /**
+     * The values of potentials for an engine that works on the host (the fused CPU engine), checked
+     * as {@link #checkPotentials} does, with its wording, but on the host copy the engine needs
+     * anyway (one copy, no device reductions): float arrays as floats ({@code floats}), other types
+     * as doubles ({@code doubles}, the other null), row-major.
+     */
+    public static HostValues potentialsOnHost(String what, INDArray a, long rows, long cols) {
+        if (rows == 0 && (a == null || a.length() == 0)) return new HostValues(new float[0], null);
+        if (a == null) throw new IllegalArgumentException(what + " potentials are null");
+        if (a.rank() != 2 || a.size(0) != rows || a.size(1) != cols) {
+            throw new IllegalArgumentException(what + " potentials must have shape [" + rows + ", " + cols + "], got " + Arrays.toString(a.shape()));
+        }
+        HostValues v;
+        if (a.dataType() == DataType.FLOAT) {
+            // a c-ordered array that owns its buffer is read in one copy; anything else is laid out first
+            boolean whole = a.ordering() == 'c' && !a.isView() && a.data().length() == a.length();
+            v = new HostValues((whole ? a : a.dup('c')).data().asFloat(), null);
+        } else {
+            v = new HostValues(null, a.dup('c').castTo(DataType.DOUBLE).data().asDouble());
+        }
+        for (int i = 0, n = v.length(); i < n; i++) {
+            double x = v.at(i);
+            if (Double.isNaN(x) || x == Double.POSITIVE_INFINITY) {
+                throw new IllegalArgumentException(what + " potential [" + i / cols + ", " + i % cols + "] is " + x
+                        + "; only finite values and minus infinity are allowed");
+            }
+        }
+        return v;
+    }
+
+    /** Host values of {@link #potentialsOnHost}: exactly one of the two arrays is set. */
+    public record HostValues(float[] floats, double[] doubles) {
+        public int length() {
+            return floats != null ? floats.length : doubles.length;
+        }
+
+        /** Entry {@code i} in double (exact for floats). */
+        public double at(int i) {
+            return floats != null ? floats[i] : doubles[i];
+        }
+    }
+
     /** Refuses messages that are not {@code [E, 2, L]} of finite values or minus infinity. */
     public static void checkMessages(INDArray m, long edges, long labels) {
         if (m == null || m.rank() != 3 || m.size(0) != edges || m.size(1) != 2 || m.size(2) != labels) {

@@ -67,7 +67,8 @@ public final class AlternatingLearner {
         if (pairOracles.size() != train.numPairTypes()) {
             throw new IllegalArgumentException(pairOracles.size() + " pairwise oracles for " + train.numPairTypes() + " pairwise types");
         }
-        try (BatchStates states = new BatchStates(train, test, settings.eps(), settings.evaluatesErrors(), settings.engine())) {
+        try (BatchStates states = new BatchStates(train, Targets.of(train, RowWeights.NONE, settings.voidForm()), test, settings.eps(),
+                settings.evaluatesErrors(), settings.engine())) {
             return train(states, from, listener, sink);
         }
     }
@@ -86,6 +87,8 @@ public final class AlternatingLearner {
         if (from != null && from.pair().size() != T) {
             throw new IllegalArgumentException("the state has " + from.pair().size() + " pairwise functions for " + T + " types");
         }
+        List<String> described = describe();
+        if (from != null) checkSameOracles(from.oracles(), described);
         Functions f = from == null ? Functions.none(T) : new Functions(from.unary(), from.pair());
         List<IterationRecord> curve = from == null ? new ArrayList<>() : new ArrayList<>(from.curve());
         long fitNs = from == null ? 0 : Math.round(from.fitSeconds() * 1e9);
@@ -94,7 +97,7 @@ public final class AlternatingLearner {
         long start = System.nanoTime() - (from == null ? 0 : Math.round(from.seconds() * 1e9));
         Schedule schedule = settings.newSchedule();
         int[][] phases = phases(T);
-        states.start(f, from == null ? null : new ExampleStates.Engines(from.train(), from.trainEval(), from.testEval()));
+        states.start(f, from == null ? null : new ExampleStates.Engines(from.train(), from.trainEval(), from.testEval(), from.clamped()));
         int evalSweeps = settings.evaluatesErrors() ? settings.evalSweepsFor(states.numTrainVariables(), states.numTestVariables()) : 0;
         int it = from == null ? 0 : from.iteration();
         while (it < settings.iterations()) {
@@ -137,7 +140,7 @@ public final class AlternatingLearner {
                 ExampleStates.Engines e = states.states();
                 try {
                     sink.accept(new LearnerState(it, f.unary(), f.pair(), e.train(), e.trainEval(), e.testEval(), curve,
-                            (System.nanoTime() - start) / 1e9, fitNs / 1e9, passNs / 1e9, (evalNs + System.nanoTime() - t3) / 1e9));
+                            (System.nanoTime() - start) / 1e9, fitNs / 1e9, passNs / 1e9, (evalNs + System.nanoTime() - t3) / 1e9, described, e.clamped()));
                 } catch (IOException x) {
                     throw new UncheckedIOException("cannot save the learner's state after iteration " + it + ": " + x.getMessage(), x);
                 }
@@ -148,7 +151,38 @@ public final class AlternatingLearner {
             if (last) break;
         }
         return new Result(f.unary(), f.pair(), curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9, it,
-                unaryOracle.describe(), pairOracles.stream().map(Oracle::describe).toList());
+                described.get(0), described.subList(1, described.size()));
+    }
+
+    /** What the oracles say of themselves ({@link Oracle#describe}), unary first, then each pairwise type. */
+    private List<String> describe() {
+        List<String> out = new ArrayList<>();
+        out.add(unaryOracle.describe());
+        for (Oracle o : pairOracles) out.add(o.describe());
+        return out;
+    }
+
+    /**
+     * Refuses to continue a state whose oracles described themselves otherwise (a setting that
+     * changes a fit differs, e.g. another Hessian for XGBoost or another tolerance): the run would
+     * not be the one the state began. The thread counts in the descriptions are not compared
+     * ({@code --resume} may change {@code --threads}, as it always could). A state that does not
+     * record them (an older checkpoint) is not checked.
+     */
+    private static void checkSameOracles(List<String> recorded, List<String> now) {
+        if (recorded == null) return;
+        for (int k = 0; k < now.size(); k++) {
+            if (!withoutThreads(recorded.get(k)).equals(withoutThreads(now.get(k)))) {
+                String which = k == 0 ? "unary" : "pairwise type " + (k - 1);
+                throw new org.structlr.data.BadInputException("cannot resume: the state's " + which + " oracle ran as \"" + recorded.get(k)
+                        + "\", this run's is \"" + now.get(k) + "\" (a setting that changes its fits differs; resume with the same settings)");
+            }
+        }
+    }
+
+    /** A description with its thread count ("4 threads") left out of the comparison. */
+    static String withoutThreads(String description) {
+        return description.replaceAll("\\b\\d+ threads\\b", "N threads");
     }
 
     /** The fit phases of an iteration: the unary type, then every pairwise type (Alg. 1). */

@@ -25,6 +25,11 @@ import org.structlr.oracle.ScoreFunction;
  * re-seated ({@code setMessages(messages())}) after every iteration that changed it, as a run
  * resumed through its messages is; an uninterrupted run and a resumed one then start the next
  * iteration from the same bits.
+ *
+ * <p>Void labels in the clamped form ({@link Targets#clamps}, {@link ClampedRows}): a fourth engine, on
+ * the training batch's clamped problem (the same potentials without the loss, the observed labels
+ * fixed), swept with the training engine; the oracle rows' targets are its beliefs and the objective
+ * is the training engine's dual minus its dual; its state is the fourth of {@link #states}.
  */
 public final class BatchStates implements ExampleStates {
     private final ExampleBatch train, test;
@@ -32,9 +37,11 @@ public final class BatchStates implements ExampleStates {
     private final double eps;
     private final int L;
     private final MessagePassing mp, trainEval, testEval;
+    private final MessagePassing clamped;         // the clamped problem's engine (clamped form with void), else null
     private Functions current;
     private INDArray thetaU0, thetaU, thetaP;     // training potentials: eps g_unary, (void rows zero) + Delta, eps g_pair (void edges zero)
     private INDArray thetaPAll;                   // eps g_pair on every edge (what prediction uses; = thetaP without void)
+    private INDArray thetaUClamped;               // the clamped problem's unary potentials (eps g_unary, observed labels fixed), or null
     private INDArray pairBias;                    // the pairwise bias while the messages do not change, else null
     private INDArray lineStart;                   // x0's messages of the current line, or null
 
@@ -56,6 +63,7 @@ public final class BatchStates implements ExampleStates {
         this.mp = train == null ? null : train.newEngine(eps, engine);
         this.trainEval = train != null && evaluation ? train.newEngine(eps, engine) : null;
         this.testEval = test != null && evaluation ? test.newEngine(eps, engine) : null;
+        this.clamped = truth != null && truth.clamps() ? train.newEngine(eps, engine) : null;
     }
 
     /** As {@link #BatchStates(ExampleBatch, Targets, ExampleBatch, double, boolean, EngineChoice)} on Engines' own choice. */
@@ -63,7 +71,7 @@ public final class BatchStates implements ExampleStates {
         this(train, truth, test, eps, evaluation, EngineChoice.AUTO);
     }
 
-    /** One machine's states of a training batch (and test batch, may be null) on the engine {@code engine} names. */
+    /** One machine's states of a training batch (and test batch, may be null) on the engine {@code engine} names; void labels in the simple form. */
     public BatchStates(ExampleBatch train, ExampleBatch test, double eps, boolean evaluation, EngineChoice engine) {
         this(train, Targets.of(train), test, eps, evaluation, engine);
     }
@@ -82,7 +90,12 @@ public final class BatchStates implements ExampleStates {
     public void start(Functions functions, Engines from) {
         setTraining(functions);
         if (mp != null) mp.setPotentials(thetaU, thetaP);
+        if (clamped != null) clamped.setPotentials(thetaUClamped, thetaPAll);
         if (from == null) return;
+        if (clamped != null) {
+            if (from.clamped() == null) throw new IllegalArgumentException("the state lacks the clamped engine's messages (--void-form clamped)");
+            from.clamped().restoreInto(clamped);
+        }
         if (mp != null) {
             if (from.train() == null) throw new IllegalArgumentException("the state lacks the training engine's messages");
             from.train().restoreInto(mp);
@@ -108,6 +121,7 @@ public final class BatchStates implements ExampleStates {
         thetaU = truth.maskUnary(thetaU0).add(truth.delta());
         thetaPAll = Potentials.pairwise(train, f.pair(), eps);
         thetaP = truth.maskPair(thetaPAll);
+        thetaUClamped = clamped == null ? null : truth.clampUnary(thetaU0);
     }
 
     @Override
@@ -124,6 +138,12 @@ public final class BatchStates implements ExampleStates {
      */
     public BiasedLogisticProblem problem(int type) {
         requireTrain();
+        if (clamped != null) {
+            // the clamped form: every row, fitted to the clamped beliefs (ClampedRows)
+            if (type == Functions.UNARY) return truth.clampedUnaryProblem(train.unaryFeatures(), unaryBias(), clamped.unaryBeliefs(), train.imageRows(-1));
+            return truth.clampedPairProblem(type, train.pairFeatures(type), truth.ofType(pairBias(), type), truth.ofType(clamped.pairBeliefs(), type),
+                    train.imageRows(type));
+        }
         if (type == Functions.UNARY) return truth.unaryProblem(train.unaryFeatures(), unaryBias(), train.imageRows(-1));
         return truth.pairProblem(type, train.pairFeatures(type), truth.ofType(pairBias(), type), train.imageRows(type));
     }
@@ -145,6 +165,7 @@ public final class BatchStates implements ExampleStates {
     public void setFunctions(Functions functions) {
         setTraining(functions);
         if (mp != null) mp.setPotentials(thetaU, thetaP);
+        if (clamped != null) clamped.setPotentials(thetaUClamped, thetaPAll);
     }
 
     @Override
@@ -152,16 +173,23 @@ public final class BatchStates implements ExampleStates {
         if (mp == null) return;
         pairBias = null;
         mp.iterate(sweeps);
+        if (clamped != null) clamped.iterate(sweeps);
     }
 
+    /**
+     * The training engine's dual; in the clamped form plus the clamped engine's: what sweeps decrease
+     * (each engine minimises its own dual), the progress an adaptive schedule reads.
+     */
     @Override
     public double dual() {
-        return mp == null ? 0 : mp.dual();
+        return mp == null ? 0 : mp.dual() + (clamped == null ? 0 : clamped.dual());
     }
 
+    /** R: the training engine's dual minus F, or in the clamped form minus the clamped problem's dual (ClampedRows). */
     @Override
     public double objective() {
-        return mp == null ? 0 : mp.dual() - truth.score(thetaU, thetaP);
+        if (mp == null) return 0;
+        return mp.dual() - (clamped != null ? clamped.dual() : truth.score(thetaU, thetaP));
     }
 
     @Override
@@ -194,6 +222,7 @@ public final class BatchStates implements ExampleStates {
             reseat(mp);
             pairBias = null;
         }
+        if (clamped != null && !clamped.exactState()) reseat(clamped);
     }
 
     /** Sets the engine's messages back into it: afterwards it holds what a resumed engine holds. */
@@ -204,7 +233,7 @@ public final class BatchStates implements ExampleStates {
     @Override
     public Engines states() {
         return new Engines(mp == null ? null : EngineState.of(mp), trainEval == null ? null : EngineState.of(trainEval),
-                testEval == null ? null : EngineState.of(testEval));
+                testEval == null ? null : EngineState.of(testEval), clamped == null ? null : EngineState.of(clamped));
     }
 
     // ------------------------------------------------------------------ extrapolation
@@ -360,6 +389,7 @@ public final class BatchStates implements ExampleStates {
     public static BatchStates restore(ExampleBatch train, Targets truth, ExampleBatch test, double eps, boolean evaluation, Functions functions,
                                       Snapshot saved) {
         // a Spark partition: Engines' own choice (TrainCommand refuses --engine with --spark)
+        if (truth != null && truth.clamps()) throw new IllegalArgumentException("Spark partitions do not run the clamped void form yet");
         BatchStates s = new BatchStates(train, truth, test, eps, evaluation, EngineChoice.AUTO);
         if (saved == null) {
             s.start(functions, null);
@@ -378,6 +408,6 @@ public final class BatchStates implements ExampleStates {
 
     @Override
     public void close() {
-        for (MessagePassing e : new MessagePassing[] {mp, trainEval, testEval}) if (e != null) e.close();
+        for (MessagePassing e : new MessagePassing[] {mp, trainEval, testEval, clamped}) if (e != null) e.close();
     }
 }

@@ -31,11 +31,14 @@ import org.structlr.oracle.ScoreFunctions;
  * options, the settings, the thread count and the hash of the data ({@link DataHashes}). Saved as a folder:
  * <pre>
  *   checkpoint.json   format, version, iteration, classes ("unary", "pairwise") and their option values
- *                     ("unaryOptions", "pairwiseOptions": every option the class declares), settings, threads, data hash, seconds,
+ *                     ("unaryOptions", "pairwiseOptions": every option the class declares), what the oracles said of
+ *                     themselves ("oracles": "unary", "pairwise" per type, as in model.json; a resume with other
+ *                     oracles is refused), settings, threads, data hash, seconds,
  *                     a SHA-256 of every other file, and one of its own content
  *   unary/            the unary function (ScoreFunction.save: weights, updater state, fit count, booster)
  *   pair-&lt;t&gt;/          the function of pairwise type t
- *   messages.npz      float32, flat [E, 2, L]: train (the learner's engine), train_eval, test_eval (where they exist)
+ *   messages.npz      float32, flat [E, 2, L]: train (the learner's engine), train_eval, test_eval, clamped (the
+ *                     clamped void form's engine, {@link ClampedRows}) (where they exist)
  *   state.npz         float32: the same engines' exact states ({@link EngineState}); the manifest's
  *                     "engines" names the engine class of each
  *   curve.npz         "curve", float64 [rows, 6]: iteration, objective, train error, test error, seconds,
@@ -58,7 +61,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
     static final String MESSAGES = "messages.npz";
     static final String STATE = "state.npz";
     static final String CURVE = "curve.npz";
-    private static final String[] ENGINES = {"train", "train_eval", "test_eval"};
+    private static final String[] ENGINES = {"train", "train_eval", "test_eval", "clamped"};
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     /**
@@ -92,7 +95,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             state.unary().save(tmp.resolve("unary"));
             for (int t = 0; t < state.pair().size(); t++) state.pair().get(t).save(tmp.resolve("pair-" + t));
             Map<String, NpyArray> messages = new LinkedHashMap<>(), exact = new LinkedHashMap<>();
-            EngineState[] engines = {state.train(), state.trainEval(), state.testEval()};
+            EngineState[] engines = {state.train(), state.trainEval(), state.testEval(), state.clamped()};
             ObjectNode engineNames = JSON.createObjectNode();
             for (int k = 0; k < ENGINES.length; k++) {
                 EngineState e = engines[k];
@@ -122,6 +125,11 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             m.set("unaryOptions", JSON.valueToTree(unary.options().values()));
             m.set("pairwiseOptions", JSON.valueToTree(pair.options().values()));
             m.put("pairTypes", state.pair().size());
+            if (state.oracles() != null) {
+                ObjectNode o = m.putObject("oracles");
+                o.put("unary", state.oracles().get(0));
+                state.oracles().subList(1, state.oracles().size()).forEach(o.putArray("pairwise")::add);
+            }
             ObjectNode s = m.putObject("settings");
             s.put("iterations", settings.iterations());
             s.put("eps", settings.eps());
@@ -131,6 +139,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             s.put("seed", settings.seed());
             s.put("schedule", settings.schedule());
             s.put("engine", settings.engine().label());
+            s.put("voidForm", settings.voidForm().label());
             m.set("engines", engineNames);
             m.put("threads", threads);
             m.put("dataHash", dataHash == null ? "" : dataHash);
@@ -224,7 +233,8 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             LearnSettings settings = new LearnSettings(s.path("iterations").asInt(), s.path("eps").asDouble(),
                     s.path("sweepsPerFit").asInt(), s.path("evalSweeps").isMissingNode() ? 0 : LearnSettings.evalSweepsOf(s.path("evalSweeps")), s.path("evalEvery").asInt(1), s.path("seed").asLong(),
                     s.path("schedule").asText(org.structlr.schedule.Schedules.PAPER), // checkpoints before schedules: paper
-                    engine(manifest, s.path("engine").asText("auto"))); // before --engine: auto
+                    engine(manifest, s.path("engine").asText("auto")), // before --engine: auto
+                    voidForm(manifest, s.path("voidForm"))); // before --void-form: simple
             ScoreFunction unary = ScoreFunctions.load(dir.resolve("unary"));
             List<ScoreFunction> pair = new ArrayList<>();
             for (int t = 0; t < m.path("pairTypes").asInt(); t++) pair.add(ScoreFunctions.load(dir.resolve("pair-" + t)));
@@ -251,7 +261,8 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             JsonNode sec = m.path("seconds");
             double total = sec.path("total").isNumber() ? sec.path("total").asDouble() : curve.isEmpty() ? 0 : curve.get(curve.size() - 1).seconds();
             LearnerState state = new LearnerState(m.path("iteration").asInt(), unary, pair, engines[0], engines[1], engines[2], curve,
-                    total, sec.path("oracleFits").asDouble(), sec.path("messagePassing").asDouble(), sec.path("evaluation").asDouble());
+                    total, sec.path("oracleFits").asDouble(), sec.path("messagePassing").asDouble(), sec.path("evaluation").asDouble(),
+                    oracles(manifest, m.path("oracles"), pair.size()), engines[3]);
             return new Checkpoint(unarySpec, pairSpec, settings, m.path("threads").asInt(), m.path("dataHash").asText(""),
                     m.path(DataHashes.EXAMPLES_HASH).asText(""), state);
         } catch (IOException | IllegalArgumentException e) {
@@ -277,6 +288,32 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The recorded --void-form (none: the form of the time, simple); a name that is none is an error naming the manifest. */
+    private static VoidForm voidForm(Path manifest, JsonNode recorded) {
+        if (recorded.isMissingNode()) return VoidForm.RECORDED_BEFORE;
+        try {
+            return VoidForm.parse(recorded.asText());
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException(manifest, "settings: " + e.getMessage());
+        }
+    }
+
+    /** The recorded oracle descriptions, unary first (null when the checkpoint predates them); malformed: an error naming the manifest. */
+    private static List<String> oracles(Path manifest, JsonNode o, int pairTypes) {
+        if (o.isMissingNode()) return null;
+        JsonNode pairs = o.path("pairwise");
+        if (!o.path("unary").isTextual() || !pairs.isArray() || pairs.size() != pairTypes) {
+            throw new BadInputException(manifest, "\"oracles\" must hold a \"unary\" text and a \"pairwise\" list of " + pairTypes + " texts");
+        }
+        List<String> out = new ArrayList<>();
+        out.add(o.path("unary").asText());
+        for (JsonNode p : pairs) {
+            if (!p.isTextual()) throw new BadInputException(manifest, "\"oracles\" must hold a \"unary\" text and a \"pairwise\" list of " + pairTypes + " texts");
+            out.add(p.asText());
+        }
+        return out;
     }
 
     /** The recorded --engine; a name that is none is an error naming the manifest. */

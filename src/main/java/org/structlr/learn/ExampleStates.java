@@ -88,8 +88,16 @@ public interface ExampleStates extends Schedule.Passing, AutoCloseable {
         default void release() {}
     }
 
-    /** The engines' states: training, training-set evaluation, test-set evaluation (null where there is none). */
-    record Engines(EngineState train, EngineState trainEval, EngineState testEval) implements java.io.Serializable {}
+    /**
+     * The engines' states: training, training-set evaluation, test-set evaluation, and the clamped
+     * problem's of the clamped void form ({@link ClampedRows}) (null where there is none).
+     */
+    record Engines(EngineState train, EngineState trainEval, EngineState testEval, EngineState clamped) implements java.io.Serializable {
+        /** Without a clamped engine. */
+        public Engines(EngineState train, EngineState trainEval, EngineState testEval) {
+            this(train, trainEval, testEval, null);
+        }
+    }
 
     /** Wrong labels and labelled variables of an evaluation, summed over examples. */
     record Errors(long trainWrong, long trainVariables, long testWrong, long testVariables) implements java.io.Serializable {

@@ -21,10 +21,21 @@ import org.structlr.inference.engines.Engines;
  *                        "paper" runs {@code sweepsPerFit} after every fit; see the others there
  * @param engine          the inference engine ({@code --engine}); engines agree to float rounding, so
  *                        a named one changes the numbers in their last digits and is recorded
+ * @param voidForm        how training treats void labels ({@code --void-form}, {@link VoidForm}); no
+ *                        effect on training sets without void
  */
 
 public record LearnSettings(int iterations, double eps, int sweepsPerFit, int evalSweeps, int evalEvery, long seed, String schedule,
-                            EngineChoice engine) {
+                            EngineChoice engine, VoidForm voidForm) {
+    /** The void form of {@code --void-form}'s default. */
+    public static final VoidForm DEFAULT_VOID_FORM = VoidForm.CLAMPED;
+
+    /** The default void form ({@link #DEFAULT_VOID_FORM}). */
+    public LearnSettings(int iterations, double eps, int sweepsPerFit, int evalSweeps, int evalEvery, long seed, String schedule,
+                         EngineChoice engine) {
+        this(iterations, eps, sweepsPerFit, evalSweeps, evalEvery, seed, schedule, engine, DEFAULT_VOID_FORM);
+    }
+
     /** {@link Engines}' choice of engine. */
     public LearnSettings(int iterations, double eps, int sweepsPerFit, int evalSweeps, int evalEvery, long seed, String schedule) {
         this(iterations, eps, sweepsPerFit, evalSweeps, evalEvery, seed, schedule, EngineChoice.AUTO);
@@ -45,6 +56,7 @@ public record LearnSettings(int iterations, double eps, int sweepsPerFit, int ev
         if (evalSweeps < AUTO_EVAL_SWEEPS) throw new IllegalArgumentException("evaluation sweeps must be at least 0 (or auto), got " + evalSweeps);
         if (evalEvery < 1) throw new IllegalArgumentException("evaluation every " + evalEvery + " iterations: need at least 1");
         if (engine == null) throw new IllegalArgumentException("engine must be given (auto for Engines' choice)");
+        if (voidForm == null) throw new IllegalArgumentException("the void form must be given");
     }
 
     /** Evaluating after every iteration. */
@@ -54,17 +66,22 @@ public record LearnSettings(int iterations, double eps, int sweepsPerFit, int ev
 
     /** The same settings with another schedule. */
     public LearnSettings withSchedule(String name) {
-        return new LearnSettings(iterations, eps, sweepsPerFit, evalSweeps, evalEvery, seed, name, engine);
+        return new LearnSettings(iterations, eps, sweepsPerFit, evalSweeps, evalEvery, seed, name, engine, voidForm);
     }
 
     /** The same settings evaluating every {@code k}-th iteration. */
     public LearnSettings withEvalEvery(int k) {
-        return new LearnSettings(iterations, eps, sweepsPerFit, evalSweeps, k, seed, schedule, engine);
+        return new LearnSettings(iterations, eps, sweepsPerFit, evalSweeps, k, seed, schedule, engine, voidForm);
     }
 
     /** The same settings on another inference engine. */
     public LearnSettings withEngine(EngineChoice e) {
-        return new LearnSettings(iterations, eps, sweepsPerFit, evalSweeps, evalEvery, seed, schedule, e);
+        return new LearnSettings(iterations, eps, sweepsPerFit, evalSweeps, evalEvery, seed, schedule, e, voidForm);
+    }
+
+    /** The same settings with another void form. */
+    public LearnSettings withVoidForm(VoidForm f) {
+        return new LearnSettings(iterations, eps, sweepsPerFit, evalSweeps, evalEvery, seed, schedule, engine, f);
     }
 
     /** The schedule these settings name, fresh for one run. */
@@ -124,6 +141,6 @@ public record LearnSettings(int iterations, double eps, int sweepsPerFit, int ev
 
     /** The same settings with another iteration count. */
     public LearnSettings withIterations(int n) {
-        return new LearnSettings(n, eps, sweepsPerFit, evalSweeps, evalEvery, seed, schedule, engine);
+        return new LearnSettings(n, eps, sweepsPerFit, evalSweeps, evalEvery, seed, schedule, engine, voidForm);
     }
 }

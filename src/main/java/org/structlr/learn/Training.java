@@ -48,14 +48,15 @@ public final class Training {
     }
 
     /**
-     * Void labels in the training set: learned in the simple form (a void variable adds no term of
-     * its own, {@link VoidRows}), on one machine with a schedule that does not extrapolate; an
-     * extrapolating schedule is refused for now (its line objective counts every label).
+     * Void labels in the training set: learned in the form the settings name ({@link VoidForm}), on
+     * one machine with a schedule that does not extrapolate; an extrapolating schedule is refused for
+     * now (its line objective counts every label).
      */
     static void checkVoid(Dataset data, LearnSettings settings) {
-        if (data.hasVoid("train") && settings.newSchedule().extrapolates()) {
-            throw new BadInputException(data.root().map(Object::toString).orElse("<data set>") + ": the training examples have void labels;"
-                    + " schedule " + settings.schedule() + " extrapolates, which does not handle void yet: use --schedule paper or adaptive");
+        if (!data.hasVoid("train")) return;
+        String where = data.root().map(Object::toString).orElse("<data set>") + ": the training examples have void labels; ";
+        if (settings.newSchedule().extrapolates()) {
+            throw new BadInputException(where + "schedule " + settings.schedule() + " extrapolates, which does not handle void yet: use --schedule paper or adaptive");
         }
     }
 
@@ -139,7 +140,7 @@ public final class Training {
         checkEngine(settings.engine(), train, test);
         Targets truth;
         try {
-            truth = Targets.of(train, weights);
+            truth = Targets.of(train, weights, settings.voidForm());
         } catch (IllegalArgumentException e) {
             throw new BadInputException(data.root().map(Object::toString).orElse("<data set>") + ": " + e.getMessage());
         }
@@ -232,6 +233,7 @@ public final class Training {
         s.put("seed", settings.seed());
         s.put("schedule", settings.schedule());
         s.put("engine", settings.engine().label());
+        s.put("voidForm", settings.voidForm().label());
         return s;
     }
 }

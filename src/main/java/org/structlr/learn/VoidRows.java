@@ -117,7 +117,7 @@ final class VoidRows {
      * divide by the total weight fit the same function); the mini-batch classes (mlp, cnn, fcn),
      * whose steps average over the rows of a batch, then take steps of the unweighted size.
      */
-    private static BiasedLogisticProblem weighted(BiasedLogisticProblem p, double[] w) {
+    static BiasedLogisticProblem weighted(BiasedLogisticProblem p, double[] w) {
         if (w == null) return p;
         double total = 0;
         for (double v : w) total += v;

@@ -19,7 +19,7 @@ import org.structlr.data.Example;
 import org.structlr.model.CrfModel;
 
 /**
- * Learning with void labels in the simple form (model.VoidRows): a void variable adds no term of
+ * Learning with void labels in the simple form (learn.VoidRows, --void-form simple): a void variable adds no term of
  * its own, so its features and the features of the edges touching it change nothing; the objective
  * still never rises; whole-image functions train on the labelled pixels.
  */
@@ -65,7 +65,7 @@ class VoidLabelsLearnerTest {
     @Test
     void voidVariablesFeaturesChangeNothing() {
         Dataset d = new DenoisingGenerator().generate(3, 2, 16, 16, 5);
-        LearnSettings s = new LearnSettings(4, 0.1, 5, 5, 1, 3, "paper");
+        LearnSettings s = new LearnSettings(4, 0.1, 5, 5, 1, 3, "paper").withVoidForm(VoidForm.SIMPLE);
         for (String kind : List.of("linear", "mlp", "boost")) {
             Training.Outcome a = Training.train(partial(d, false), kind, "linear", s, 1, LearnListener.NONE);
             Training.Outcome b = Training.train(partial(d, true), kind, "linear", s, 1, LearnListener.NONE);
@@ -86,7 +86,7 @@ class VoidLabelsLearnerTest {
     void objectiveNeverRisesWithVoid() {
         Dataset d = partial(new DenoisingGenerator().generate(3, 2, 20, 20, 11), false);
         for (String schedule : List.of("paper", "adaptive")) {
-            List<IterationRecord> c = Training.train(d, "linear", "linear", new LearnSettings(8, 0.1, 5, 0, 1, 3, schedule), 1,
+            List<IterationRecord> c = Training.train(d, "linear", "linear", new LearnSettings(8, 0.1, 5, 0, 1, 3, schedule).withVoidForm(VoidForm.SIMPLE), 1,
                     LearnListener.NONE).curve();
             for (int k = 1; k < c.size(); k++) {
                 double prev = c.get(k - 1).objective(), cur = c.get(k).objective();
@@ -99,9 +99,11 @@ class VoidLabelsLearnerTest {
     @Test
     void wholeImageFunctionsTrainOnTheLabelledPixels() {
         Dataset d = partial(new DenoisingGenerator().generate(3, 2, 12, 12, 2), false);
-        Training.Outcome o = Training.train(d, "fcn", "linear", new LearnSettings(2, 0.1, 5, 5, 1, 3, "paper"), 1, LearnListener.NONE);
-        IterationRecord last = o.curve().get(o.curve().size() - 1);
-        assertTrue(Double.isFinite(last.objective()) && last.trainError() < 0.5, "fcn learned from the labelled pixels: " + last);
+        for (VoidForm form : VoidForm.values()) {   // clamped: soft targets on the void pixels too
+            Training.Outcome o = Training.train(d, "fcn", "linear", new LearnSettings(2, 0.1, 5, 5, 1, 3, "paper").withVoidForm(form), 1, LearnListener.NONE);
+            IterationRecord last = o.curve().get(o.curve().size() - 1);
+            assertTrue(Double.isFinite(last.objective()) && last.trainError() < 0.5, form + ": fcn learned from the labelled pixels: " + last);
+        }
     }
 
     @Test

@@ -12,8 +12,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -65,8 +67,14 @@ class ApiExamplesTest {
             assertFalse(e.getValue().isEmpty(), e.getKey() + ".java: its javadoc has no <pre>{@code ...}</pre> example");
             for (String ex : e.getValue()) cells.add("// " + e.getKey() + "\n" + ex);
         }
+        Set<Path> before = examplesFolders();
         try (NotebookRunner r = new NotebookRunner("api javadoc")) {
-            Map<Integer, NotebookRunner.CellOutput> shown = r.runAll(NotebookRunner.cells(notebook(cells)), new ArrayList<>());
+            Map<Integer, NotebookRunner.CellOutput> shown;
+            try {
+                shown = r.runAll(NotebookRunner.cells(notebook(cells)), new ArrayList<>());
+            } finally {
+                for (Path p : examplesFolders()) if (!before.contains(p)) NotebookRunner.deleteTree(p);
+            }
             assertEquals(cells.size(), shown.size());
             // the image example's comment says what it prints
             String images = shown.values().stream().map(NotebookRunner.CellOutput::stdout).filter(o -> o.contains("pixels")).findFirst().orElse("");
@@ -82,6 +90,14 @@ class ApiExamplesTest {
         try (NotebookRunner r = new NotebookRunner("broken javadoc")) {
             var f = assertThrows(NotebookRunner.CellFailure.class, () -> r.runAll(NotebookRunner.cells(notebook(List.of(IMPORTS, ex.get(0))))));
             assertTrue(f.getMessage().contains("noSuchMethod"), f.getMessage());
+        }
+    }
+
+    /** The temporary folders the examples write into ({@code Files.createTempDirectory("structlr-NAME-")}), to delete after the run. */
+    private static Set<Path> examplesFolders() throws IOException {
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        try (Stream<Path> s = Files.list(tmp)) {
+            return s.filter(p -> p.getFileName().toString().matches("structlr-(model|data|images|served|checkpoints)-\\d+")).collect(Collectors.toSet());
         }
     }
 

@@ -104,6 +104,55 @@ final class FusedGridKernel {
     }
 
     /**
+     * Two labels: the dual's terms (docs/design.md §1, in eps units) of the positions [start, end) of
+     * one colour's (image, member) block, summed: each pixel's unary region
+     * {@code lse_y u(y)}, {@code u(y) = t(y) - sum_{real d} lam_d(y)} (minus infinity when t or a
+     * real message is), and the regions of its right and down edges (each edge once, at its left /
+     * upper end) {@code lse_{y,yo} pot_d(y, yo) + lam_d(y) + a_d(yo)}, a_d the neighbour's message
+     * from the shared edge. lse of four = lse of two lse of two. Lanes in float, each vector's sum
+     * added in double.
+     */
+    static double dual2(float[] lam, float[] nb, float[] t, float[] pot, boolean[][] real, boolean[] pixel,
+                        int P, int pad, int start, int end, int offR, int offD) {
+        final FloatVector negBig = FloatVector.broadcast(S, -BIG), zero = FloatVector.zero(S);
+        final int L = 2;
+        double total = 0;
+        for (int i = start; i < end; i += S.length()) {
+            VectorMask<Float> px = VectorMask.fromArray(S, pixel, i);
+            if (!px.anyTrue()) continue;
+            VectorMask<Float> kR = VectorMask.fromArray(S, real[0], i), kD = VectorMask.fromArray(S, real[2], i);
+            FloatVector acc = zero;
+            // unary region
+            acc = acc.add(zero.blend(lse2(unaryRegion(lam, t, real, P, pad, i, 0, zero), unaryRegion(lam, t, real, P, pad, i, 1, zero), negBig), px));
+            // right edge (own table planes 0..3, the neighbour's left message) and down edge (planes 4..7, its up message)
+            for (int e = 0; e < 2; e++) {
+                int dOwn = e == 0 ? 0 : 2, dNb = dOwn + 1, off = e == 0 ? offR : offD, p = pad + 4 * e * P + i;
+                FloatVector l0 = FloatVector.fromArray(S, lam, pad + (dOwn * L) * P + i), l1 = FloatVector.fromArray(S, lam, pad + (dOwn * L + 1) * P + i);
+                FloatVector a0 = FloatVector.fromArray(S, nb, pad + (dNb * L) * P + i + off), a1 = FloatVector.fromArray(S, nb, pad + (dNb * L + 1) * P + i + off);
+                FloatVector r0 = lse2(FloatVector.fromArray(S, pot, p).add(l0).add(a0), FloatVector.fromArray(S, pot, p + P).add(l0).add(a1), negBig);
+                FloatVector r1 = lse2(FloatVector.fromArray(S, pot, p + 2 * P).add(l1).add(a0), FloatVector.fromArray(S, pot, p + 3 * P).add(l1).add(a1), negBig);
+                acc = acc.add(zero.blend(lse2(r0, r1, negBig), e == 0 ? kR : kD));
+            }
+            total += acc.reduceLanes(VectorOperators.ADD);
+        }
+        return total;
+    }
+
+    /** Two labels: u(y) = t(y) - sum_{real d} lam_d(y) at the vector of positions from i, minus infinity where t or a real message is. */
+    private static FloatVector unaryRegion(float[] lam, float[] t, boolean[][] real, int P, int pad, int i, int y, FloatVector zero) {
+        final float negInf = Float.NEGATIVE_INFINITY;
+        FloatVector s = FloatVector.fromArray(S, t, y * P + i);
+        VectorMask<Float> impossible = s.compare(VectorOperators.EQ, negInf);
+        for (int d = 0; d < 4; d++) {
+            VectorMask<Float> k = VectorMask.fromArray(S, real[d], i);
+            FloatVector l = FloatVector.fromArray(S, lam, pad + (d * 2 + y) * P + i);
+            impossible = impossible.or(l.compare(VectorOperators.EQ, negInf).and(k));
+            s = s.sub(zero.blend(l, k));
+        }
+        return s.blend(negInf, impossible);
+    }
+
+    /**
      * More than two labels, in probability space, over one pixel row of one colour (positions
      * [start, end), whole vectors). Each edge's table is stored once, at the pixel left of or above
      * it ({@code tab}: for its right edge (slot 0) and down edge (slot 1), {@code E(y, yo) =

@@ -57,6 +57,8 @@ final class FusedGridLayout {
     final boolean[][][] realEdge;
     /** {@code invN[c][i] = 1 / (degree + 1)}. */
     final float[][] invN;
+    /** {@code pixel[c][i]}: position i of colour c is a pixel (not a phantom). */
+    final boolean[][] pixel;
     /** Per image: pixel rows per strip. */
     final int[] stripRows;
 
@@ -95,6 +97,7 @@ final class FusedGridLayout {
         varStride = new int[nv];
         realEdge = new boolean[2][4][planeLength];
         invN = new float[2][planeLength];
+        pixel = new boolean[2][planeLength];
         for (int c = 0; c < 2; c++) java.util.Arrays.fill(invN[c], 1f);
         for (int k = 0, v = 0; k < count; k++) {
             int h = batch.height(k), w = batch.width(k);
@@ -103,6 +106,7 @@ final class FusedGridLayout {
                     int c = (r + col) & 1, i = position(k, r, col);
                     varColour[v] = c;
                     varPos[v] = i;
+                    pixel[c][i] = true;
                     varRowStart[v] = position(k, r, 0);
                     varStride[v] = stride[k];
                     boolean[][] re = realEdge[c];

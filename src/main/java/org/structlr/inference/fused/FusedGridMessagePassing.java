@@ -209,11 +209,11 @@ public final class FusedGridMessagePassing implements MessagePassing {
     public void setPotentials(INDArray unary, INDArray pairwise) {
         final int L = labels;
         int nv = graph.numVariables(), ne = graph.numEdges();
-        double[] un = values("unary", unary, nv, L);
-        double[] pw = values("pairwise", pairwise, ne, L * L);
+        EngineInputs.HostValues un = EngineInputs.potentialsOnHost("unary", unary, nv, L);
+        EngineInputs.HostValues pw = EngineInputs.potentialsOnHost("pairwise", pairwise, ne, L * L);
         for (int v = 0; v < nv; v++) {
             int c = layout.varColour[v], i = layout.varPos[v];
-            for (int y = 0; y < L; y++) t[c][y * P + i] = (float) (un[v * L + y] / eps);
+            for (int y = 0; y < L; y++) t[c][y * P + i] = (float) (un.at(v * L + y) / eps);
         }
         for (int e = 0; e < ne; e++) {
             int a = graph.edgeFrom(e), b = graph.edgeTo(e), d = layout.edgeDir[e];
@@ -221,7 +221,7 @@ public final class FusedGridMessagePassing implements MessagePassing {
             if (L == 2) {
                 for (int yi = 0; yi < L; yi++) {
                     for (int yj = 0; yj < L; yj++) {
-                        float val = (float) (pw[e * L * L + yi * L + yj] / eps);
+                        float val = (float) (pw.at(e * L * L + yi * L + yj) / eps);
                         pot[ca][potIndex(d >> 1, yi, yj, ia)] = val;     // once, at the first end (left / upper pixel): own yi, other yj
                     }
                 }
@@ -232,7 +232,7 @@ public final class FusedGridMessagePassing implements MessagePassing {
             for (int yi = 0; yi < L; yi++) {
                 float mx = Float.NEGATIVE_INFINITY;
                 for (int yj = 0; yj < L; yj++) {
-                    float val = (float) (pw[e * L * L + yi * L + yj] / eps);
+                    float val = (float) (pw.at(e * L * L + yi * L + yj) / eps);
                     pot[ca][tableIndex(a, potEntries, slot * L * L + yi * L + yj)] = val;
                     mx = Math.max(mx, val);
                 }
@@ -259,13 +259,6 @@ public final class FusedGridMessagePassing implements MessagePassing {
                 }
             }
         }
-    }
-
-    /** The potentials after {@link EngineInputs}' check, as doubles in row-major order. */
-    private static double[] values(String what, INDArray a, long rows, int cols) {
-        EngineInputs.checkPotentials(what, a, rows, cols);
-        if (rows == 0) return new double[0];
-        return a.dup('c').castTo(DataType.DOUBLE).data().asDouble();
     }
 
     @Override
@@ -349,11 +342,15 @@ public final class FusedGridMessagePassing implements MessagePassing {
     private void edgeRegion(int e, double[] out) {
         final int L = labels;
         int a = graph.edgeFrom(e), b = graph.edgeTo(e), d = layout.edgeDir[e];
-        int ca = layout.varColour[a], ia = layout.varPos[a], cb = layout.varColour[b], ib = layout.varPos[b];
+        float[] la = lam[layout.varColour[a]], lb = lam[layout.varColour[b]], pa = pot[layout.varColour[a]];
+        // the layout's indices once per edge: lamIndex(d, y, i) = atA + y P, potIndex / tableIndex = at + (yi L + yj) step
+        int atA = lamIndex(d, 0, layout.varPos[a]), atB = lamIndex(d ^ 1, 0, layout.varPos[b]);
+        int potAt = L == 2 ? potIndex(d >> 1, 0, 0, layout.varPos[a]) : tableIndex(a, potEntries, (d >> 1) * L * L);
+        int potStep = L == 2 ? P : layout.varStride[a];
         for (int yi = 0; yi < L; yi++) {
-            double li = lam[ca][lamIndex(d, yi, ia)];
+            double li = la[atA + yi * P];
             for (int yj = 0; yj < L; yj++) {
-                out[yi * L + yj] = pairPotential(e, yi, yj) + li + lam[cb][lamIndex(d ^ 1, yj, ib)];
+                out[yi * L + yj] = pa[potAt + (yi * L + yj) * potStep] + li + lb[atB + yj * P];
             }
         }
     }
@@ -364,7 +361,7 @@ public final class FusedGridMessagePassing implements MessagePassing {
         for (int k = 0; k < n; k++) m = Math.max(m, x[k]);
         if (m == Double.NEGATIVE_INFINITY) return m;
         double s = 0;
-        for (int k = 0; k < n; k++) s += Math.exp(x[k] - m);
+        for (int k = 0; k < n; k++) s += x[k] == m ? 1.0 : Math.exp(x[k] - m);   // exp(0) = 1 exactly: the same sum, one exp fewer
         return m + Math.log(s);
     }
 
@@ -374,11 +371,29 @@ public final class FusedGridMessagePassing implements MessagePassing {
         for (int k = 0; k < n; k++) x[k] = l == Double.NEGATIVE_INFINITY || x[k] == Double.NEGATIVE_INFINITY ? 0 : Math.exp(x[k] - l);
     }
 
-    /** A(lambda, theta) = eps * [ sum_a lse(edge region) + sum_i lse(u_i) ]. */
+    /**
+     * A(lambda, theta) = eps * [ sum_a lse(edge region) + sum_i lse(u_i) ]: two labels in the
+     * kernel's float lanes ({@link FusedGridKernel#dual2}, block by block, each vector's sum in
+     * double; about a sweep's time), more labels in double here.
+     */
     @Override
     public double dual() {
         requirePotentials();
         final int L = labels;
+        if (L == 2) {
+            double sum = 0;
+            for (int c = 0; c < 2; c++) {
+                for (int k = 0; k < layout.batch.count(); k++) {
+                    for (int j = 0; j < 2; j++) {
+                        int start = j * layout.n + layout.base[k];
+                        int[] off = offsets[c][2 * k + j];
+                        sum += FusedGridKernel.dual2(lam[c], lam[1 - c], t[c], pot[c], layout.realEdge[c], layout.pixel[c], P, pad,
+                                start, start + layout.blockLength[k], off[FusedGridLayout.RIGHT], off[FusedGridLayout.DOWN]);
+                    }
+                }
+            }
+            return eps * sum;
+        }
         double[] buf = new double[L * L];
         double total = 0;
         for (int e = 0; e < graph.numEdges(); e++) {
