@@ -58,6 +58,12 @@ class ModelsTest {
         horsesModelIsAsItsCardSays("horses-fcn");
     }
 
+    /** The deep horses model with the U-Net unary ({@code --unary-option arch=unet}), checked the same way. */
+    @Test
+    void horsesUnetModelReachesItsStatedTestError() throws Exception {
+        horsesModelIsAsItsCardSays("horses-unet");
+    }
+
     private static void horsesModelIsAsItsCardSays(String name) throws Exception {
         Path dir = MODELS.resolve(name);
         JsonNode card = JSON.readTree(dir.resolve("card.json").toFile());
@@ -113,7 +119,7 @@ class ModelsTest {
 
     @Test
     void exportsBesideTheModelsAreWhatExportWritesToday(@TempDir Path tmp) throws Exception {
-        for (String name : List.of("denoise-boost", "horses", "horses-fcn")) {
+        for (String name : List.of("denoise-boost", "horses", "horses-fcn", "horses-unet")) {
             Path dir = MODELS.resolve(name), shipped = dir.resolve("export"), fresh = tmp.resolve(name);
             ModelExport.export(CrfModel.load(dir), fresh);
             assertEquals(files(fresh), files(shipped), name + ": the files of export/");

@@ -13,7 +13,9 @@ import org.nd4j.linalg.learning.config.IUpdater;
  * {@link FcnGraph#addHead} on top of it. The oracle owns the training (epochs, mini-batches, the
  * descent check); the architecture only the layers. {@link DilatedConvolutions} is the built-in one,
  * {@link OwnNetwork} a user's file; {@link FcnSettings.Builder#architecture} plugs in another. The
- * scores, their export and the step policy read any such graph.
+ * scores, their export and the step policy read any such graph. {@link UNet} is the second built-in one;
+ * a network with pooling layers gets images padded to multiples of the product of their strides
+ * ({@link FcnGraph#sizeMultiple}).
  */
 public interface FcnArchitecture extends Serializable {
 

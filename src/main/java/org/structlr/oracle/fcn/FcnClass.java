@@ -35,11 +35,16 @@ public final class FcnClass implements FunctionClass {
             "passes over the training images per oracle fit");
     static final ClassOption<Integer> BATCH = ClassOption.integer("batch", FcnSettings.DEFAULT_BATCH, 1,
             "images of one size per mini-batch step");
+    static final ClassOption<String> ARCH = ClassOption.choice("arch", "dilated", List.of("dilated", "unet"),
+            "the network: dilated (3x3 convolutions of 'width' channels, one per value of 'dilations') or unet (an encoder-decoder"
+                    + " with skip connections and batch normalisation, 'depth' 2x2 pools, width 'width' doubling per level)");
     static final ClassOption<Integer> WIDTH = ClassOption.integer("width", DilatedConvolutions.DEFAULT_WIDTH, 1,
-            "channels of every hidden 3x3 convolution");
+            "channels of every hidden 3x3 convolution (unet: of the full-size level)");
+    static final ClassOption<Integer> DEPTH = ClassOption.integer("depth", UNet.DEFAULT_DEPTH, 1,
+            "unet: levels below the full size (each a 2x2 pool; images are padded to multiples of 2^depth)");
     static final ClassOption<List<Integer>> DILATIONS = ClassOption.integers("dilations",
             Arrays.stream(DilatedConvolutions.DEFAULT_DILATIONS).boxed().toList(), 1, 64,
-            "one hidden 3x3 convolution per value, with that dilation (receptive field 1 + 2 * sum)");
+            "dilated: one hidden 3x3 convolution per value, with that dilation (receptive field 1 + 2 * sum)");
     static final ClassOption<Double> LEARNING_RATE = ClassOption.real("lr", FcnSettings.DEFAULT_LEARNING_RATE, 0, true,
             "Adam's learning rate (the step the descent check may halve)");
     static final ClassOption<Boolean> DESCENT_CHECK = ClassOption.flag("descent-check", true,
@@ -52,11 +57,11 @@ public final class FcnClass implements FunctionClass {
     /** The user's own network ({@code --unary-net FILE}); models and checkpoints record its SHA-256. */
     static final ClassOption<NetworkSource> NET = ClassOption.of("net", NetworkSource.NONE, "none, a FILE or sha256:HEX",
             "your own network instead of the built-in one: a DL4J ComputationGraph configuration (JSON) or model zip whose output"
-                    + " scores every pixel (width and dilations then do not apply); recorded as its SHA-256", NetworkSource::parse);
+                    + " scores every pixel (arch, width, dilations and depth then do not apply); recorded as its SHA-256", NetworkSource::parse);
     static final ClassOption<Integer> FREEZE = ClassOption.integer("freeze", 0, 0,
             "with net: the first K layers of the network (in topological order) keep their parameters");
 
-    private static final List<ClassOption<?>> OPTIONS = List.of(EPOCHS, BATCH, WIDTH, DILATIONS, LEARNING_RATE, DESCENT_CHECK,
+    private static final List<ClassOption<?>> OPTIONS = List.of(EPOCHS, BATCH, ARCH, WIDTH, DILATIONS, DEPTH, LEARNING_RATE, DESCENT_CHECK,
             WEIGHT_DECAY, RECOVERY, NET, FREEZE);
 
     @Override public List<ClassOption<?>> options() { return OPTIONS; }
@@ -66,6 +71,7 @@ public final class FcnClass implements FunctionClass {
         ClassOptions o = c.options();
         FcnSettings.Builder b = FcnSettings.builder(!c.unary());
         b.width(o.get(WIDTH)).dilations(o.get(DILATIONS).stream().mapToInt(Integer::intValue).toArray());
+        if (o.get(ARCH).equals("unet")) b.architecture(new UNet(o.get(WIDTH), o.get(DEPTH)));
         FcnArchitecture own = ownNetwork(o);
         if (own != null) b.architecture(own);
         return new FcnOracle(b.epochs(o.get(EPOCHS)).learningRate(o.get(LEARNING_RATE)).seed(c.seed()).batch(o.get(BATCH))
@@ -111,7 +117,9 @@ public final class FcnClass implements FunctionClass {
     public ObjectNode export(ScoreFunction f, ExportTarget t) throws IOException {
         if (!(f instanceof FullyConvolutionalScore fcn)) throw new IllegalArgumentException("fcn export: not an fcn function: " + f.kind());
         ComputationGraph net = fcn.plainNetwork();
-        int d = fcn.numFeatures(), c = fcn.numClasses(), k = fcn.groups(), h = 5, w = 7;
+        int[] m = fcn.sizeMultiple();
+        // an odd size where the network takes any size; else the next multiple (the plain network does not pad)
+        int d = fcn.numFeatures(), c = fcn.numClasses(), k = fcn.groups(), h = roundUp(5, m[0]), w = roundUp(7, m[1]);
         Random rng = new Random(0x5eed ^ t.name().hashCode());
         double[] v = new double[d * h * w];
         for (int i = 0; i < v.length; i++) v[i] = rng.nextDouble();
@@ -131,9 +139,15 @@ public final class FcnClass implements FunctionClass {
         o.put("featuresFrom", "unary");
         o.put("groups", k);
         o.put("dataType", net.params().dataType().toString());
-        o.put("input", "one whole image of any size: INDArray [1, " + d + ", H, W], channel j at (r, c) = column j of the "
+        o.put("input", "one whole image " + (m[0] > 1 || m[1] > 1 ? "(H and W: see padding)" : "of any size") + ": INDArray [1, " + d
+                + ", H, W], channel j at (r, c) = column j of the "
                 + "unary feature row of pixel (r, c) (row r * W + c)" + (k == 2 ? "; the pairwise fcn reads the unary (pixel) "
                 + "features, not the edge features" : ""));
+        if (m[0] > 1 || m[1] > 1) {
+            o.put("sizeMultiple", JsonNodeFactory.instance.arrayNode().add(m[0]).add(m[1]));
+            o.put("padding", "H must be a multiple of " + m[0] + " and W of " + m[1] + ": pad the image with zeros at the bottom and"
+                    + " the right (every channel 0, as structlr does) and keep the top-left H x W of the output");
+        }
         o.put("output", "net.output(image)[0] = [1, " + (k * c) + ", H, W]");
         o.put("mapping", k == 1
                 ? "g_unary(pixel (r, c))[y] = output[0, y, r, c]"
@@ -142,5 +156,9 @@ public final class FcnClass implements FunctionClass {
                 + "i is the left or upper pixel; channels 0.." + (c - 1) + " of the last column and " + c + ".." + (2 * c - 1)
                 + " of the last row belong to no edge");
         return o;
+    }
+
+    private static int roundUp(int n, int multiple) {
+        return (n + multiple - 1) / multiple * multiple;
     }
 }

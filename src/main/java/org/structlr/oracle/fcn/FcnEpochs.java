@@ -36,10 +36,11 @@ final class FcnEpochs {
         INDArray[][] l = ImageTensors.labels(p, im, groups, t);
         int count = im.layout().count();
         INDArray[] x = new INDArray[count], y = new INDArray[count], b = new INDArray[count];
+        int[] multiple = FcnGraph.sizeMultiple(net);
         for (int k = 0; k < count; k++) {
-            x[k] = ImageTensors.image(im.pixelFeatures(), im.layout(), k, t);
-            y[k] = l[k][0];
-            b[k] = l[k][1];
+            x[k] = ImageTensors.pad(ImageTensors.image(im.pixelFeatures(), im.layout(), k, t), multiple);
+            y[k] = ImageTensors.pad(l[k][0], multiple);
+            b[k] = ImageTensors.pad(l[k][1], multiple);
         }
         Random rng = new Random(shuffleSeed);
         int[] order = new int[count];

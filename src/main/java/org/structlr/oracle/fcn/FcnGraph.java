@@ -10,6 +10,7 @@ import org.deeplearning4j.nn.conf.layers.FeedForwardLayer;
 import org.deeplearning4j.nn.conf.layers.Layer;
 import org.deeplearning4j.nn.conf.layers.misc.FrozenLayer;
 import org.deeplearning4j.nn.conf.layers.wrapper.BaseWrapperLayer;
+import org.deeplearning4j.nn.conf.layers.SubsamplingLayer;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.nd4j.linalg.activations.Activation;
 
@@ -37,6 +38,22 @@ public final class FcnGraph {
         b.addVertex(BIASED, new ElementWiseVertex(ElementWiseVertex.Op.Add), SCORES, BIAS);
         b.addLayer(LOSS, new CnnLossLayer.Builder(new FcnLoss(groups)).activation(Activation.IDENTITY).build(), BIASED);
         b.setOutputs(LOSS);
+    }
+
+    /**
+     * The multiple that H and W of a network's input must be ({@code {mh, mw}}): the product of the
+     * strides of its pooling layers ({@link UNet}: 2^depth; {@link DilatedConvolutions}: 1). Pools in
+     * sequence multiply; this assumes every pool lies on one path (true of both built-in architectures).
+     */
+    static int[] sizeMultiple(ComputationGraph net) {
+        int mh = 1, mw = 1;
+        for (var v : net.getConfiguration().getVertices().values()) {
+            if (v instanceof LayerVertex lv && unwrapped(lv.getLayerConf().getLayer()) instanceof SubsamplingLayer s) {
+                mh = Math.multiplyExact(mh, s.getStride()[0]);
+                mw = Math.multiplyExact(mw, s.getStride()[1]);
+            }
+        }
+        return new int[] {mh, mw};
     }
 
     /**

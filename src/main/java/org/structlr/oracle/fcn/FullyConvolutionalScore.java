@@ -44,6 +44,7 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
     private final int numClasses;
     private final int groups;
     private final int fits;
+    private final int[] sizeMultiple;
 
     FullyConvolutionalScore(ComputationGraph net, int groups, int fits) {
         this.net = net;
@@ -54,6 +55,7 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         long out = FcnGraph.outputChannels(conf, FcnGraph.scoresVertex(net));
         if (out % groups != 0) throw new IllegalArgumentException("fcn: " + out + " output channels for " + groups + " groups");
         this.numClasses = (int) (out / groups);
+        this.sizeMultiple = FcnGraph.sizeMultiple(net);
     }
 
     /** The configuration of convolution layer {@code name}; refuses a graph that has none of that name. */
@@ -101,14 +103,25 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         }
     }
 
-    /** The scores {@code [B, K*C, H, W]} for B images {@code [B, D, H, W]} of one size (the network fed a zero bias). */
+    /**
+     * The scores {@code [B, K*C, H, W]} for B images {@code [B, D, H, W]} of one size (the network fed a
+     * zero bias; an image whose size the network's pools cannot take is padded and the scores cropped:
+     * {@link ImageTensors#pad}).
+     */
     public INDArray outputImage(INDArray image) {
         DataType t = net.params().dataType();
-        INDArray x = image.castTo(t);
+        INDArray x = ImageTensors.pad(image.castTo(t), sizeMultiple);
         INDArray zero = Nd4j.zeros(t, x.size(0), (long) groups * numClasses, x.size(2), x.size(3));
+        INDArray out;
         synchronized (net) {                       // DL4J networks are not safe for concurrent use
-            return net.output(false, x, zero)[0];
+            out = net.output(false, x, zero)[0];
         }
+        return ImageTensors.crop(out, image.size(2), image.size(3));
+    }
+
+    /** H and W of the network's input must be multiples of these ({@link FcnGraph#sizeMultiple}; {1, 1} without pools). */
+    public int[] sizeMultiple() {
+        return sizeMultiple.clone();
     }
 
     /** The output of the network {@link #plainNetwork()}. */

@@ -30,6 +30,28 @@ final class ImageTensors {
         return toChannels(part, h, w, 1, type);
     }
 
+    /**
+     * {@code a [B, ch, H, W]} zero-padded at the bottom and the right to H and W multiples of
+     * {@code multiple = {mh, mw}} (itself when they are): for a network whose pools need such sizes
+     * ({@link FcnGraph#sizeMultiple}). Padded pixels have all-zero features (even the constant
+     * feature is 0 there, as at the zero border a same-padded convolution sees), and padded targets
+     * are all-zero groups, which add nothing to {@link FcnLoss}.
+     */
+    static INDArray pad(INDArray a, int[] multiple) {
+        long h = a.size(2), w = a.size(3);
+        long ph = Math.floorMod(-h, (long) multiple[0]), pw = Math.floorMod(-w, (long) multiple[1]);
+        if (ph == 0 && pw == 0) return a;
+        INDArray out = Nd4j.zeros(a.dataType(), a.size(0), a.size(1), h + ph, w + pw);
+        out.get(NDArrayIndex.all(), NDArrayIndex.all(), NDArrayIndex.interval(0, h), NDArrayIndex.interval(0, w)).assign(a);
+        return out;
+    }
+
+    /** The top-left {@code h x w} of {@code a [B, ch, H', W']} (the inverse of {@link #pad}). */
+    static INDArray crop(INDArray a, long h, long w) {
+        if (a.size(2) == h && a.size(3) == w) return a;
+        return a.get(NDArrayIndex.all(), NDArrayIndex.all(), NDArrayIndex.interval(0, h), NDArrayIndex.interval(0, w)).dup('c');
+    }
+
     /** Rows {@code [H*W*K, C]} (pixel-major, then group) of one image as {@code [1, K*C, H, W]}. */
     static INDArray toChannels(INDArray rows, int h, int w, int groups, DataType type) {
         long kc = rows.size(1) * groups;
