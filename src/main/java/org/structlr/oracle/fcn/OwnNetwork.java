@@ -156,7 +156,8 @@ public final class OwnNetwork implements FcnArchitecture {
 
     @Override
     public String describe() {
-        return "own network " + (source.hasContent() ? source.name() + " " : "") + "(" + source + ")" + (freeze > 0 ? ", first " + freeze + " layers frozen" : "");
+        // the content's digest, not the file's name: a resume compares descriptions, and may run without the file
+        return "own network (" + source + ")" + (freeze > 0 ? ", first " + freeze + " layers frozen" : "");
     }
 
     @Override
