@@ -8,6 +8,7 @@ import org.structlr.learn.LearnSettings;
 import org.structlr.learn.RowWeights;
 import org.structlr.learn.StateSink;
 import org.structlr.learn.Training;
+import org.structlr.model.RegionLayout;
 import org.structlr.oracle.FunctionSpec;
 
 /**
@@ -17,6 +18,7 @@ import org.structlr.oracle.FunctionSpec;
  * <pre>{@code
  *   Crf crf = CrfTrainer.builder().unary("linear").pairwise("linear").iterations(50).build().train(data);
  *   Crf deep = CrfTrainer.builder().unary("fcn").unaryOption("epochs", "2").pairwise("linear").build().train(images);
+ *   Crf patches = CrfTrainer.builder().regions("patches2x2").iterations(30).build().train(images);
  * }</pre>
  */
 public final class CrfTrainer {
@@ -24,6 +26,7 @@ public final class CrfTrainer {
     private final LearnSettings settings;
     private final int threads;
     private final RowWeights weights;
+    private final RegionLayout regions;
 
     private CrfTrainer(Builder b) {
         this.unary = FunctionSpec.unary(b.unary, b.unaryOptions);
@@ -32,6 +35,7 @@ public final class CrfTrainer {
         this.threads = b.threads;
         RowWeights w = b.classWeights == null ? RowWeights.NONE : RowWeights.classes(b.classWeights);
         this.weights = w.withExamples(b.exampleWeights);
+        this.regions = RegionLayout.of(b.regions);
     }
 
     public static Builder builder() {
@@ -40,7 +44,7 @@ public final class CrfTrainer {
 
     /** Trains on {@code data.train()}; the test examples (if any) are evaluated after every iteration. */
     public Crf train(CrfData data) {
-        return new Crf(Training.train(data.dataset, unary, pairwise, settings, weights, threads, LearnListener.NONE, null, StateSink.NONE).model());
+        return new Crf(Training.train(data.dataset, unary, pairwise, regions, settings, weights, threads, LearnListener.NONE, null, StateSink.NONE).model());
     }
 
     /** Settings with the paper's defaults: linear/linear, 100 iterations, eps 0.1, 25 sweeps, 50 evaluation sweeps, seed 1. */
@@ -52,6 +56,7 @@ public final class CrfTrainer {
         private final Map<String, String> unaryOptions = new LinkedHashMap<>(), pairwiseOptions = new LinkedHashMap<>();
         private String classWeights;
         private double[] exampleWeights;
+        private String regions = "none";
 
         private Builder() {}
 
@@ -70,6 +75,12 @@ public final class CrfTrainer {
             return this;
         }
         public Builder iterations(int n) { this.iterations = n; return this; }
+        /**
+         * Factors over more than two pixels on every image beside the pairs: {@code "none"} (the
+         * default), {@code "patches2x2"} or {@code "triplets"} (see {@link RegionLayout}); their
+         * functions are of the pairwise class. The examples must be images.
+         */
+        public Builder regions(String layout) { this.regions = Objects.requireNonNull(layout); return this; }
         /** Class weights on the oracle rows: {@code "balanced"} or {@code "w0,w1,..."} (one per label; see {@link RowWeights}). */
         public Builder classWeights(String spec) { this.classWeights = spec; return this; }
         /** One weight per training example, in the data's order (weight k = k copies of the example). */
