@@ -9,12 +9,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import ml.dmlc.xgboost4j.java.Booster;
 import ml.dmlc.xgboost4j.java.XGBoost;
-import ml.dmlc.xgboost4j.java.XGBoostError;
 import org.deeplearning4j.nn.multilayer.MultiLayerNetwork;
 import org.deeplearning4j.util.ModelSerializer;
-import org.nd4j.linalg.api.ndarray.INDArray;
 import org.structlr.data.AtomicFiles;
 import org.structlr.oracle.FunctionClass;
 import org.structlr.oracle.FunctionClasses;
@@ -191,11 +188,6 @@ public final class ModelExport {
         o.put("description", f.describe());
         o.setAll(fc.export(f, new FunctionClass.ExportTarget(dir, stem, name, classes, width)));
         return o;
-    }
-
-    /** Margins of an XGBoost model on plain features (see {@link FunctionExport#margins}). */
-    static INDArray margins(Booster b, INDArray x) throws XGBoostError {
-        return org.structlr.oracle.boost.BoosterExport.margins(b, x);
     }
 
     /** The manifest of an export folder. */

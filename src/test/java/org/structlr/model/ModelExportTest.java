@@ -32,6 +32,7 @@ import org.structlr.learn.LearnSettings;
 import org.structlr.learn.Training;
 import org.structlr.oracle.BiasedLogisticProblem;
 import org.structlr.oracle.boost.BoostOracle;
+import org.structlr.oracle.boost.BoosterExport;
 import org.structlr.oracle.boost.BoostScore;
 import org.structlr.oracle.fcn.FullyConvolutionalScore;
 import org.structlr.graph.GridBatch;
@@ -232,7 +233,7 @@ class ModelExportTest {
                     assertEquals(bs.rounds(), b.getNumBoostedRound(), key + " type " + t);
                     double[][] x = randomFeatures(40, bs.numFeatures(), 7 + t);
                     INDArray xs = Nd4j.createFromArray(x).castTo(DataType.FLOAT);
-                    double[][] got = ModelExport.margins(b, xs).castTo(DataType.DOUBLE).toDoubleMatrix();
+                    double[][] got = BoosterExport.margins(b, xs).castTo(DataType.DOUBLE).toDoubleMatrix();
                     assertClose(bs.scores(xs).castTo(DataType.DOUBLE).toDoubleMatrix(), got, key + " type " + t);
                 } finally {
                     b.dispose();
