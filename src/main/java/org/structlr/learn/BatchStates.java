@@ -20,6 +20,8 @@ import org.structlr.oracle.ScoreFunction;
  * <p>Per iteration, the potentials, the biases and F are ND4J ops on the engines' arrays
  * ({@link Targets}); what crosses to the host: the scalars (dual, F), the decoded labels of an
  * evaluation, and with an extrapolating schedule the flat copies {@link SubspaceObjective} reads.
+ * Region factors ({@link org.structlr.model.RegionLayout}) are the exception: their potentials and
+ * oracle biases are built on the host (a region's variables need not be neighbours in any array).
  *
  * <p>Exact continuation: an engine without an exact state ({@link MessagePassing#exactState()}) is
  * re-seated ({@code setMessages(messages())}) after every iteration that changed it, as a run
