@@ -194,7 +194,7 @@ public final class CrfModel {
                     + VERSION + " and " + REGIONS_VERSION + ")");
         }
         if ((version == REGIONS_VERSION) != m.has("regions")) {
-            throw new BadInputException(manifest, "model format version " + version + (m.has("regions") ? " has no" : " needs") + " \"regions\" entry");
+            throw new BadInputException(manifest, "model format version " + version + (m.has("regions") ? " takes no" : " needs a") + " \"regions\" entry");
         }
         // The manifest covers itself too: a hash of its own content without this field.
         ObjectNode rest = ((ObjectNode) m).deepCopy();
