@@ -74,7 +74,7 @@ public final class Crf {
     /** One message-passing run over the whole batch (a disjoint union of the examples' graphs). */
     public List<Prediction> predict(List<CrfExample> examples) {
         List<Example> xs = CrfData.unwrap(examples);
-        ExampleBatch batch = new ExampleBatch(xs, model.numLabels(), model.pairTypes());
+        ExampleBatch batch = model.batch(xs);
         Predictor.Prediction p = Predictor.predict(model, batch, Predictor.defaultStop(batch, MAX_SWEEPS, TOLERANCE));
         float[][] all = p.marginals().castTo(org.nd4j.linalg.api.buffer.DataType.FLOAT).toFloatMatrix();
         List<Prediction> out = new ArrayList<>();

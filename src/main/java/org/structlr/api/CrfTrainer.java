@@ -19,6 +19,7 @@ import org.structlr.learn.StateSink;
 import org.structlr.learn.VoidForm;
 import org.structlr.learn.Training;
 import org.structlr.metrics.Validation;
+import org.structlr.model.RegionLayout;
 import org.structlr.oracle.ClassOption;
 import org.structlr.oracle.FunctionSpec;
 import org.structlr.schedule.Schedules;
@@ -46,7 +47,8 @@ import org.structlr.schedule.Schedules;
  * }</pre>
  * A network of your own as the unary function (a DL4J ComputationGraph JSON or model zip, its first
  * 3 layers frozen): {@code CrfTrainer.builder().unaryNet(Path.of("unary.zip"), 3)}
- * (docs/guide/deep-networks.md).
+ * (docs/guide/deep-networks.md). Factors over 2x2 patches beside the pairs:
+ * {@code CrfTrainer.builder().regions("patches2x2")} (docs/guide/higher-order.md).
  */
 public final class CrfTrainer {
     private final FunctionSpec unary, pairwise;
@@ -58,6 +60,7 @@ public final class CrfTrainer {
     private final int checkpointEvery;
     private final Checkpoint from;
     private final int valEvery, patience, valSweeps;
+    private final RegionLayout regions;
 
     private CrfTrainer(Builder b) {
         this.unary = FunctionSpec.unary(b.unary, b.unaryOptions);
@@ -89,6 +92,7 @@ public final class CrfTrainer {
             throw new IllegalArgumentException("class and example weights do not work with checkpoints yet (checkpoints do not record the weights)");
         }
         if (from != null) checkResumable(from);
+        this.regions = RegionLayout.of(b.regions);
     }
 
     /** Settings with the paper's defaults ({@link Builder}). */
@@ -189,7 +193,7 @@ public final class CrfTrainer {
                 Training.pairTypeNames(ds.numPairTypes()), settings.eps(), valEvery, patience, valSweeps)) {
             LearnListener l = validation == null ? told
                     : validation.around(told, settings.iterations(), c -> listener.onValidation(TrainingReport.Check.of(c)));
-            Training.Outcome out = Training.train(ds, unary, pairwise, settings, weights, threads, l, from == null ? null : from.state(), sink);
+            Training.Outcome out = Training.train(ds, unary, pairwise, regions, settings, weights, threads, l, from == null ? null : from.state(), sink);
             List<TrainingReport.Iteration> curve = out.curve().stream().map(TrainingReport.Iteration::of).toList();
             int last = curve.isEmpty() ? 0 : curve.get(curve.size() - 1).iteration();
             if (validation == null || curve.isEmpty()) {
@@ -224,6 +228,7 @@ public final class CrfTrainer {
         private int checkpointEvery = 5;
         private Checkpoint from;
         private int valEvery, patience, valSweeps = 100;
+        private String regions = "none";
 
         private Builder() {}
 
@@ -261,7 +266,13 @@ public final class CrfTrainer {
             return this;
         }
         public Builder iterations(int n) { this.iterations = n; return this; }
-        /** Class weights on the oracle rows: {@code "balanced"} or {@code "w0,w1,..."} (one per label). */
+        /**
+         * Factors over more than two pixels on every image beside the pairs: {@code "none"} (the
+         * default), {@code "patches2x2"} or {@code "triplets"} (see {@link RegionLayout}); their
+         * functions are of the pairwise class. The examples must be images.
+         */
+        public Builder regions(String layout) { this.regions = Objects.requireNonNull(layout); return this; }
+        /** Class weights on the oracle rows: {@code "balanced"} or {@code "w0,w1,..."} (one per label; see {@link RowWeights}). */
         public Builder classWeights(String spec) { this.classWeights = spec; return this; }
         /** One weight per training example, in the data's order (weight k = k copies of the example). */
         public Builder exampleWeights(double... w) { this.exampleWeights = w == null ? null : w.clone(); return this; }

@@ -51,6 +51,10 @@ final class ExperimentCommand implements Runnable {
         @Mixin
         ClassOptionsOptions classOptions;
 
+        @Option(names = "--regions", defaultValue = "none", paramLabel = "LAYOUT", converter = RegionLayoutConverter.class,
+                description = "Factors over more than two pixels beside the pairs, as train --regions: none, patches2x2 or triplets (default: ${DEFAULT-VALUE}).")
+        org.structlr.model.RegionLayout regions;
+
         @Option(names = "--table", description = "Run every (unary, pairwise) pair of --kinds, one after another (the paper's Table 1).")
         boolean table;
 
@@ -117,10 +121,10 @@ final class ExperimentCommand implements Runnable {
          */
         Experiment experiment(String name, Dataset data, LearnSettings settings, int threads) {
             int atOnce = pairsAtOnce(threads);
-            if (atOnce == 1) return new Experiment(name, data, settings, threads);
+            if (atOnce == 1) return new Experiment(name, data, settings, threads, 1, regions);
             int perPair = Math.max(1, threads / atOnce);
             org.structlr.inference.engines.Engines.setThreads(perPair);
-            return new Experiment(name, data, settings, perPair, atOnce);
+            return new Experiment(name, data, settings, perPair, atOnce, regions);
         }
 
         Path out(String dataName) {

@@ -173,7 +173,9 @@ final class InferCommand implements Callable<Integer> {
             res = new MapDecoder(kind, energy).run(mp, stop);
             if (decode == Decoder.search) {
                 PrintWriter err = spec.commandLine().getErr();
-                search = new MapSearch(energy, (graph, e) -> Engines.create(engine.engine, graph, null, e, DataType.DOUBLE), SEARCH, deadline, err).run(mp, res.labels());
+                // with a time limit the search restarts until it passes (MapSearch.Settings.restarts)
+                MapSearch.Settings settings = timeLimit == null ? SEARCH : SEARCH.withRestarts(MapSearch.Settings.UNTIL_DEADLINE);
+                search = new MapSearch(energy, (graph, e) -> Engines.create(engine.engine, graph, null, e, DataType.DOUBLE), settings, deadline, err).run(mp, res.labels());
             }
         }
         double[][] beliefs = res.beliefs().toDoubleMatrix();

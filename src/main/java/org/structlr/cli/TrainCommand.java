@@ -50,6 +50,13 @@ final class TrainCommand implements Callable<Integer> {
     @Mixin
     ClassOptionsOptions classOptions;
 
+    @Option(names = "--regions", defaultValue = "none", paramLabel = "LAYOUT", converter = RegionLayoutConverter.class,
+            description = "Factors over more than two pixels on every image, beside the pairs: none (the paper's pairs only), patches2x2"
+                    + " (one factor over every 2x2 patch, L^4 joint labels) or triplets (every 3 pixels in a row and in a column, L^3);"
+                    + " their functions are of the --pairwise class, on the features of the region's edges side by side."
+                    + " Recorded in the model; predict and evaluate use them (default: ${DEFAULT-VALUE}).")
+    org.structlr.model.RegionLayout regions;
+
     @Option(names = "--iterations", defaultValue = "100", description = "Learning iterations (default: ${DEFAULT-VALUE}).")
     int iterations;
 
@@ -168,6 +175,7 @@ final class TrainCommand implements Callable<Integer> {
             pairSpec = agreeOptions("--pairwise-option", classOptions.pairwiseGiven(), pairSpec, from.pair());
         }
         ClusterTraining cluster = cluster();
+        checkRegionOptions(from, cluster);
         int threads = common.apply();
         Training.Outcome out;
         boolean weighted = classWeights != null || exampleWeights != null;
@@ -191,7 +199,7 @@ final class TrainCommand implements Callable<Integer> {
             try (TrainingProgress progress = progress(from);
                  Validation validation = valEvery == 0 ? null : validation(ds, settings)) {
                 LearnListener listener = validation == null ? progress : validation.around(progress, iterations, this::printCheck);
-                out = cluster == null ? Training.train(ds, unarySpec, pairSpec, settings, weights, threads, listener, from == null ? null : from.state(), sink)
+                out = cluster == null ? Training.train(ds, unarySpec, pairSpec, regions, settings, weights, threads, listener, from == null ? null : from.state(), sink)
                         : cluster.train(spark, ds, unarySpec, pairSpec, settings, threads, listener, from == null ? null : from.state(), sink);
                 if (validation != null) out = keepBest(validation, out);
             }
@@ -225,6 +233,15 @@ final class TrainCommand implements Callable<Integer> {
             spec.commandLine().getOut().flush();
         }
         return Main.EXIT_OK;
+    }
+
+    /** What region factors do not do yet, refused before any work: Spark, checkpoints and resuming, validation. */
+    private void checkRegionOptions(Checkpoint from, ClusterTraining cluster) {
+        if (regions == org.structlr.model.RegionLayout.NONE) return;
+        String r = "option '--regions " + regions.label() + "'";
+        if (cluster != null) throw new BadInputException(r + " does not work with --spark yet (train without --spark)");
+        if (from != null || checkpoint != null) throw new BadInputException(r + " does not work with --checkpoint/--resume yet");
+        if (valEvery > 0) throw new BadInputException(r + " does not work with --val-every yet");
     }
 
     private ClusterTraining cluster() {

@@ -98,6 +98,8 @@ public final class UaiBench {
         VARIANTS.put("tighten", new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 20, true, true, 0, 1));
         VARIANTS.put("polish", new MapSearch.Settings(0.1, 0.5, 1, 0, true, true, 2000, 1));
         VARIANTS.put("search", new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 20, true, true, 2000, 1));
+        // the search, then restarts until the budget is spent (what infer --time-limit runs)
+        VARIANTS.put("restarts", new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 20, true, true, 2000, 1, MapSearch.Settings.UNTIL_DEADLINE));
     }
 
     static void run(Path models, Path listFile, Path out, String variant, double seconds) throws IOException {

@@ -22,6 +22,7 @@ import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.LearningReport;
 import org.structlr.learn.Training;
+import org.structlr.model.RegionLayout;
 import org.structlr.metrics.ConfusionMatrix;
 import org.structlr.metrics.Evaluation;
 import org.structlr.oracle.FunctionSpec;
@@ -68,6 +69,7 @@ public final class Experiment {
     private final LearnSettings settings;
     private final int threads;
     private final int pairsAtOnce;
+    private final RegionLayout regions;
 
     /** Told about the progress of a table. */
     public interface Listener extends LearnListener {
@@ -150,7 +152,13 @@ public final class Experiment {
      * process-wide: the caller sets them per pair ({@code Engines.setThreads}).
      */
     public Experiment(String name, Dataset data, LearnSettings settings, int threads, int pairsAtOnce) {
+        this(name, data, settings, threads, pairsAtOnce, RegionLayout.NONE);
+    }
+
+    /** As above, every pair's model with the region factors of {@code regions} beside its pairs ({@code train --regions}). */
+    public Experiment(String name, Dataset data, LearnSettings settings, int threads, int pairsAtOnce, RegionLayout regions) {
         if (pairsAtOnce < 1) throw new IllegalArgumentException("pairs at once must be at least 1, got " + pairsAtOnce);
+        this.regions = regions;
         this.name = name;
         this.data = data;
         this.settings = settings;
@@ -163,6 +171,7 @@ public final class Experiment {
     public LearnSettings settings() { return settings; }
     public int threads() { return threads; }
     public int pairsAtOnce() { return pairsAtOnce; }
+    public RegionLayout regions() { return regions; }
 
     /** Trains one pair, the classes' options at their defaults; writes nothing. */
     public PairResult train(String unary, String pairwise, LearnListener listener) {
@@ -172,7 +181,8 @@ public final class Experiment {
     /** Trains one pair (classes with their options) and measures its model on the test and val splits; writes nothing. */
     public PairResult train(FunctionSpec unary, FunctionSpec pairwise, LearnListener listener) {
         long t0 = System.nanoTime();
-        Training.Outcome o = Training.train(data, unary, pairwise, settings, threads, listener);
+        Training.Outcome o = Training.train(data, unary, pairwise, regions, settings, org.structlr.learn.RowWeights.NONE, threads, listener, null,
+                org.structlr.learn.StateSink.NONE);
         double seconds = (System.nanoTime() - t0) / 1e9;
         return new PairResult(unary.name(), pairwise.name(), o, seconds, Evaluation.splits(o.model(), data, List.of("test", "val")));
     }
@@ -447,7 +457,7 @@ public final class Experiment {
         List<Example> chosen = pool.stream().filter(Example::hasShape).limit(n).toList();
         List<PredictionFigure.Row> rows = new ArrayList<>();
         if (chosen.isEmpty()) return rows;
-        ExampleBatch batch = new ExampleBatch(chosen, model.numLabels(), model.pairTypes());
+        ExampleBatch batch = model.batch(chosen);
         Predictor.Prediction p = Predictor.predict(model, batch, Predictor.defaultStop(batch, PREDICT_SWEEPS, 1e-5));
         INDArray marg = p.marginals();
         for (int k = 0; k < chosen.size(); k++) {

@@ -254,6 +254,16 @@ public final class FactorGraph {
         return new FactorGraph(labels, from, to, ut, et, first.unaryTypeNames, first.pairTypeNames, rStart, rVars, rt, first.regionTypeNames);
     }
 
+    /**
+     * This graph with {@code scopes} as its regions (replacing any it has), of types
+     * {@code regionType} named {@code names}; variables, edges and their types stay. The builder's
+     * checks apply (so a scope that repeats a variable or outgrows the table limit is refused).
+     */
+    public FactorGraph withRegions(int[][] scopes, int[] regionType, List<String> names) {
+        return builder(numLabels).edges(edgeFrom, edgeTo, edgeType).unaryTypes(unaryType, unaryTypeNames).pairTypeNames(pairTypeNames)
+                .regions(scopes, regionType).regionTypeNames(names).build();
+    }
+
     public int numVariables() { return numLabels.length; }
     public int numEdges() { return edgeFrom.length; }
     public int numLabels(int v) { return numLabels[v]; }

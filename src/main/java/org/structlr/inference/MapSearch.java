@@ -20,7 +20,10 @@ import org.structlr.graph.FactorGraph;
  *   <li>local search on the best labellings of each stage ({@link LocalSearch}: ICM, exact moves on
  *       induced forests, and fusion of the stages' labellings), and iterated local search from the
  *       best labelling (a random block relabelled, then forest moves) before tightening, briefly,
- *       and after it until it stops improving.</li>
+ *       and after it until it stops improving;</li>
+ *   <li>restarts ({@link Settings#restarts}, e.g. until a time limit): the iterated local search
+ *       again, its blocks up to twice as large after every restart that found nothing (up to the
+ *       whole graph: a random labelling), each result also fused into the best ({@link LocalSearch#fuse}).</li>
  * </ol>
  * The upper bound {@link DualBound} is taken at every stage; the lowest is reported beside the best
  * energy, and when they meet the labelling is a proven MAP. Everything stops at the deadline.
@@ -40,9 +43,26 @@ public final class MapSearch {
      *                    at random, then forest moves; kept when better) stops after this many rounds in a
      *                    row without improvement (0: none)
      * @param seed        of the random forests of the local search
+     * @param restarts    the most restarts of the iterated local search after it (needs polish > 0; 0: none;
+     *                    {@link #UNTIL_DEADLINE}: until the deadline, which must then be finite)
      */
-    public record Settings(double epsMin, double epsFactor, int sweeps, int tighten, boolean round, boolean localSearch, int polish, long seed) {
+    public record Settings(double epsMin, double epsFactor, int sweeps, int tighten, boolean round, boolean localSearch, int polish, long seed,
+                           int restarts) {
+        /** Restarts until the deadline passes. */
+        public static final int UNTIL_DEADLINE = Integer.MAX_VALUE;
+
+        /** No restarts. */
+        public Settings(double epsMin, double epsFactor, int sweeps, int tighten, boolean round, boolean localSearch, int polish, long seed) {
+            this(epsMin, epsFactor, sweeps, tighten, round, localSearch, polish, seed, 0);
+        }
+
+        /** These settings with {@code n} restarts. */
+        public Settings withRestarts(int n) {
+            return new Settings(epsMin, epsFactor, sweeps, tighten, round, localSearch, polish, seed, n);
+        }
+
         public Settings {
+            if (restarts < 0) throw new IllegalArgumentException("restarts must be at least 0, got " + restarts);
             if (!(epsMin > 0)) throw new IllegalArgumentException("epsMin must be positive, got " + epsMin);
             if (!(epsFactor > 0 && epsFactor < 1)) throw new IllegalArgumentException("epsFactor must be in (0, 1), got " + epsFactor);
             if (sweeps < 1) throw new IllegalArgumentException("sweeps must be at least 1, got " + sweeps);
@@ -92,6 +112,9 @@ public final class MapSearch {
         this.rnd = new Random(settings.seed());
         this.start = System.nanoTime();
         this.deadline = deadline;
+        if (settings.restarts() == Settings.UNTIL_DEADLINE && deadline == Deadline.NONE) {
+            throw new IllegalArgumentException("restarts until the deadline need a deadline");
+        }
     }
 
     /**
@@ -159,6 +182,19 @@ public final class MapSearch {
             int rounds = polish(settings.polish());
             stage("polish " + rounds + " rounds", eps, 0);
         }
+        // the rest of a finite time limit: restarts with ever larger kicks while they find nothing
+        if (settings.polish() > 0 && settings.restarts() > 0 && timeLeft() && !certified()) {
+            int restarts = 0;
+            double fraction = FIRST_BLOCK;
+            while (restarts < settings.restarts() && timeLeft() && !certified()) {
+                double before = bestE;
+                int brokenBefore = bestBroken;
+                polish(settings.polish(), fraction, true);
+                restarts++;
+                fraction = bestBroken < brokenBefore || bestE > before ? FIRST_BLOCK : Math.min(1, 2 * fraction);
+            }
+            stage("restarts " + restarts, eps, 0);
+        }
         return new Result(best.clone(), bestE, bound, List.copyOf(stages));
     }
 
@@ -225,6 +261,17 @@ public final class MapSearch {
      * the rounds run.
      */
     private int polish(int patience) {
+        return polish(patience, FIRST_BLOCK, false);
+    }
+
+    /** The largest block of the iterated local search at first, as a fraction of the variables. */
+    private static final double FIRST_BLOCK = 0.1;
+
+    /**
+     * As {@link #polish(int)} with blocks of up to {@code fraction} of the variables, each result
+     * also fused into the best when {@code fuse}.
+     */
+    private int polish(int patience, double fraction, boolean fuse) {
         FactorGraph g = energy.graph();
         int V = g.numVariables();
         int[][] nb = g.neighbours();
@@ -236,7 +283,7 @@ public final class MapSearch {
             double before = bestE;
             int brokenBefore = bestBroken;
             int[] z = best.clone();
-            int size = 1 + rnd.nextInt(Math.max(1, V / 10));
+            int size = 1 + rnd.nextInt(Math.max(1, (int) (V * fraction)));
             int head = 0, tail = 0;
             queue[tail++] = rnd.nextInt(V);
             inBlock[queue[0]] = true;
@@ -258,6 +305,12 @@ public final class MapSearch {
             descend(z, 20, 2);
             offer(z);
             candidates.remove(candidates.size() - 1); // polish candidates are not kept for fusion
+            if (fuse) {
+                int[] f = best.clone();
+                local.fuse(f, z);
+                offer(f);
+                candidates.remove(candidates.size() - 1);
+            }
             idle = bestBroken < brokenBefore || bestE > before ? 0 : idle + 1;
         }
         return round;

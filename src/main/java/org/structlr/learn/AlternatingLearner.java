@@ -15,7 +15,7 @@ import org.structlr.schedule.Schedule;
  * The learning loop: alternating oracle fits with warm-started message passing (the paper's
  * Alg. 1) under a {@link Schedule}, over {@link ExampleStates} (one machine's batch, or Spark
  * partitions: the same loop, the same numbers). Each iteration runs two phases, the unary type and
- * then every pairwise type: fit each type of the phase to its biased logistic problem at the
+ * then every pairwise and region type: fit each type of the phase to its biased logistic problem at the
  * current messages, set the new potentials, and pass messages as the schedule says (the paper:
  * {@code sweepsPerFit} sweeps); an extrapolating schedule then tries a step along the iteration's
  * displacement ({@link Extrapolation}). Messages persist across iterations, so learning and
@@ -32,18 +32,27 @@ import org.structlr.schedule.Schedule;
  * <p>The oracle step (docs/design.md §1): with the messages fixed, minimising the objective over one type's
  * function is a logistic regression whose rows carry the bias b = c / eps, with
  * c_i(y) = Delta_i(y) - sum_a lambda_{a->i}(y) for unary rows and
- * c_a(y_i, y_j) = lambda_{a->i}(y_i) + lambda_{a->j}(y_j) for pairwise rows ({@link Targets}).
+ * c_a(y_i, y_j) = lambda_{a->i}(y_i) + lambda_{a->j}(y_j) for pairwise rows, and for a region r
+ * over (i_1..i_k), whose output space is the product of its variables' labels,
+ * c_r(y_r) = sum_p lambda_{r->i_p}(y_{i_p}) ({@link Targets}).
  */
 public final class AlternatingLearner {
     private final LearnSettings settings;
     private final Oracle unaryOracle;
     private final List<Oracle> pairOracles;
+    private final List<Oracle> regionOracles;
 
     /** One oracle per pairwise type (in the batch's type order). */
     public AlternatingLearner(LearnSettings settings, Oracle unaryOracle, List<Oracle> pairOracles) {
+        this(settings, unaryOracle, pairOracles, List.of());
+    }
+
+    /** One oracle per pairwise type and one per region type (in the batch's type orders). */
+    public AlternatingLearner(LearnSettings settings, Oracle unaryOracle, List<Oracle> pairOracles, List<Oracle> regionOracles) {
         this.settings = settings;
         this.unaryOracle = unaryOracle;
         this.pairOracles = List.copyOf(pairOracles);
+        this.regionOracles = List.copyOf(regionOracles);
     }
 
     /**
@@ -51,11 +60,16 @@ public final class AlternatingLearner {
      * (oracle fits including the potentials they produce, training message passing with the
      * schedule's dual evaluations and extrapolation, and the evaluation with checkpoints), and the
      * last iteration run (below the settings' when the listener stopped learning), and the oracles'
-     * own descriptions ({@link Oracle#describe}: every setting that changes a fit), unary then each pairwise type.
+     * own descriptions ({@link Oracle#describe}: every setting that changes a fit), unary then each pairwise type,
+     * and the functions and oracles of the region types (empty without regions).
      */
     public record Result(ScoreFunction unary, List<ScoreFunction> pair, List<IterationRecord> curve,
                          double fitSeconds, double passingSeconds, double evalSeconds, int iterations,
-                         String unaryOracle, List<String> pairOracles) {}
+                         String unaryOracle, List<String> pairOracles, List<ScoreFunction> regions, List<String> regionOracles) {
+        public Result {
+            regions = java.util.Collections.unmodifiableList(new ArrayList<>(regions));
+        }
+    }
 
     public Result train(ExampleBatch train, ExampleBatch test, LearnListener listener) {
         return train(train, test, null, listener, StateSink.NONE);
@@ -66,6 +80,9 @@ public final class AlternatingLearner {
         if (!train.hasLabels()) throw new IllegalArgumentException("training examples must carry labels");
         if (pairOracles.size() != train.numPairTypes()) {
             throw new IllegalArgumentException(pairOracles.size() + " pairwise oracles for " + train.numPairTypes() + " pairwise types");
+        }
+        if (regionOracles.size() != train.numRegionTypes()) {
+            throw new IllegalArgumentException(regionOracles.size() + " region oracles for " + train.numRegionTypes() + " region types");
         }
         try (BatchStates states = new BatchStates(train, Targets.of(train, RowWeights.NONE, settings.voidForm()), test, settings.eps(),
                 settings.evaluatesErrors(), settings.engine())) {
@@ -80,23 +97,24 @@ public final class AlternatingLearner {
      * (the engines' exact states; see {@link BatchStates} for engines without one).
      */
     public Result train(ExampleStates states, LearnerState from, LearnListener listener, StateSink sink) {
-        int T = pairOracles.size();
+        int T = pairOracles.size(), R = regionOracles.size();
         if (from != null && from.iteration() > settings.iterations()) {
             throw new IllegalArgumentException("cannot continue from iteration " + from.iteration() + " to " + settings.iterations());
         }
         if (from != null && from.pair().size() != T) {
             throw new IllegalArgumentException("the state has " + from.pair().size() + " pairwise functions for " + T + " types");
         }
+        if (from != null && R > 0) throw new IllegalArgumentException("continuing a run with region factors from a saved state: not yet supported");
         List<String> described = describe();
         if (from != null) checkSameOracles(from.oracles(), described);
-        Functions f = from == null ? Functions.none(T) : new Functions(from.unary(), from.pair());
+        Functions f = from == null ? Functions.none(T, R) : new Functions(from.unary(), from.pair());
         List<IterationRecord> curve = from == null ? new ArrayList<>() : new ArrayList<>(from.curve());
         long fitNs = from == null ? 0 : Math.round(from.fitSeconds() * 1e9);
         long passNs = from == null ? 0 : Math.round(from.passingSeconds() * 1e9);
         long evalNs = from == null ? 0 : Math.round(from.evalSeconds() * 1e9);
         long start = System.nanoTime() - (from == null ? 0 : Math.round(from.seconds() * 1e9));
         Schedule schedule = settings.newSchedule();
-        int[][] phases = phases(T);
+        int[][] phases = phases(T + R);
         states.start(f, from == null ? null : new ExampleStates.Engines(from.train(), from.trainEval(), from.testEval(), from.clamped()));
         int evalSweeps = settings.evaluatesErrors() ? settings.evalSweepsFor(states.numTrainVariables(), states.numTestVariables()) : 0;
         int it = from == null ? 0 : from.iteration();
@@ -137,6 +155,7 @@ public final class AlternatingLearner {
                 curve.add(row);
             }
             if (sink.wants(it, last ? it : settings.iterations())) {
+                if (R > 0) throw new IllegalStateException("saving the learner's state of a run with region factors: not yet supported");
                 ExampleStates.Engines e = states.states();
                 try {
                     sink.accept(new LearnerState(it, f.unary(), f.pair(), e.train(), e.trainEval(), e.testEval(), curve,
@@ -151,7 +170,8 @@ public final class AlternatingLearner {
             if (last) break;
         }
         return new Result(f.unary(), f.pair(), curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9, it,
-                described.get(0), described.subList(1, described.size()));
+                described.get(0), described.subList(1, described.size()), f.regions(),
+                regionOracles.stream().map(Oracle::describe).toList());
     }
 
     /** What the oracles say of themselves ({@link Oracle#describe}), unary first, then each pairwise type. */
@@ -185,15 +205,16 @@ public final class AlternatingLearner {
         return description.replaceAll("\\b\\d+ threads\\b", "N threads");
     }
 
-    /** The fit phases of an iteration: the unary type, then every pairwise type (Alg. 1). */
-    private static int[][] phases(int numPairTypes) {
-        int[] pair = new int[numPairTypes];
-        for (int t = 0; t < numPairTypes; t++) pair[t] = t;
+    /** The fit phases of an iteration: the unary type, then every pairwise and region type (Alg. 1). */
+    private static int[][] phases(int numTypes) {
+        int[] pair = new int[numTypes];
+        for (int t = 0; t < numTypes; t++) pair[t] = t;
         return new int[][] {{Functions.UNARY}, pair};
     }
 
     private Oracle oracle(int type) {
-        return type == Functions.UNARY ? unaryOracle : pairOracles.get(type);
+        if (type == Functions.UNARY) return unaryOracle;
+        return type < pairOracles.size() ? pairOracles.get(type) : regionOracles.get(type - pairOracles.size());
     }
 
     /** The oracle with the schedule's bound on its iterations, if it has any and the schedule sets one. */

@@ -20,6 +20,8 @@ import org.structlr.oracle.ScoreFunction;
  * <p>Per iteration, the potentials, the biases and F are ND4J ops on the engines' arrays
  * ({@link Targets}); what crosses to the host: the scalars (dual, F), the decoded labels of an
  * evaluation, and with an extrapolating schedule the flat copies {@link SubspaceObjective} reads.
+ * Region factors ({@link org.structlr.model.RegionLayout}) are the exception: their potentials and
+ * oracle biases are built on the host (a region's variables need not be neighbours in any array).
  *
  * <p>Exact continuation: an engine without an exact state ({@link MessagePassing#exactState()}) is
  * re-seated ({@code setMessages(messages())}) after every iteration that changed it, as a run
@@ -43,6 +45,8 @@ public final class BatchStates implements ExampleStates {
     private INDArray thetaPAll;                   // eps g_pair on every edge (what prediction uses; = thetaP without void)
     private INDArray thetaUClamped;               // the clamped problem's unary potentials (eps g_unary, observed labels fixed), or null
     private INDArray pairBias;                    // the pairwise bias while the messages do not change, else null
+    private INDArray thetaR;                      // eps g_region as the flat region layout, or null without regions (no loss on regions)
+    private INDArray regionMessages;              // the region messages while they do not change, else null
     private INDArray lineStart;                   // x0's messages of the current line, or null
 
     /**
@@ -89,9 +93,10 @@ public final class BatchStates implements ExampleStates {
     @Override
     public void start(Functions functions, Engines from) {
         setTraining(functions);
-        if (mp != null) mp.setPotentials(thetaU, thetaP);
-        if (clamped != null) clamped.setPotentials(thetaUClamped, thetaPAll);
+        if (mp != null) setPotentials(mp, thetaU, thetaP, thetaR);
+        if (clamped != null) clamped.setPotentials(thetaUClamped, thetaPAll);   // no regions: Targets refuses void with regions
         if (from == null) return;
+        if (thetaR != null) throw new IllegalArgumentException("continuing a run with region factors from a saved state: not yet supported");
         if (clamped != null) {
             if (from.clamped() == null) throw new IllegalArgumentException("the state lacks the clamped engine's messages (--void-form clamped)");
             from.clamped().restoreInto(clamped);
@@ -116,7 +121,9 @@ public final class BatchStates implements ExampleStates {
     private void setTraining(Functions f) {
         current = f;
         pairBias = null;
+        regionMessages = null;
         if (train == null) return;
+        thetaR = train.numRegionTypes() == 0 ? null : Potentials.regions(train, f.regions(), eps);
         thetaU0 = Potentials.unary(train, f.unary(), eps);
         thetaU = truth.maskUnary(thetaU0).add(truth.delta());
         thetaPAll = Potentials.pairwise(train, f.pair(), eps);
@@ -145,6 +152,12 @@ public final class BatchStates implements ExampleStates {
                     train.imageRows(type));
         }
         if (type == Functions.UNARY) return truth.unaryProblem(train.unaryFeatures(), unaryBias(), train.imageRows(-1));
+        int T = train.numPairTypes();
+        if (type >= T) {
+            if (train.regionFeatures(type - T).size(0) == 0) return null;   // no region of this type: its function stays
+            if (regionMessages == null) regionMessages = mp.regionMessages();   // once for all the region types of a fit
+            return truth.regionProblem(type - T, train.regionFeatures(type - T), truth.regionBias(regionMessages, type - T, eps));
+        }
         return truth.pairProblem(type, train.pairFeatures(type), truth.ofType(pairBias(), type), train.imageRows(type));
     }
 
@@ -164,14 +177,21 @@ public final class BatchStates implements ExampleStates {
     @Override
     public void setFunctions(Functions functions) {
         setTraining(functions);
-        if (mp != null) mp.setPotentials(thetaU, thetaP);
+        if (mp != null) setPotentials(mp, thetaU, thetaP, thetaR);
         if (clamped != null) clamped.setPotentials(thetaUClamped, thetaPAll);
+    }
+
+    /** Every factor's potentials into {@code engine}: the regions' too when there are any ({@code regions} not null). */
+    private static void setPotentials(MessagePassing engine, INDArray unary, INDArray pair, INDArray regions) {
+        if (regions == null) engine.setPotentials(unary, pair);
+        else engine.setPotentials(unary, pair, regions);
     }
 
     @Override
     public void iterate(int sweeps) {
         if (mp == null) return;
         pairBias = null;
+        regionMessages = null;
         mp.iterate(sweeps);
         if (clamped != null) clamped.iterate(sweeps);
     }
@@ -189,14 +209,14 @@ public final class BatchStates implements ExampleStates {
     @Override
     public double objective() {
         if (mp == null) return 0;
-        return mp.dual() - (clamped != null ? clamped.dual() : truth.score(thetaU, thetaP));
+        return mp.dual() - (clamped != null ? clamped.dual() : truth.score(thetaU, thetaP, thetaR));
     }
 
     @Override
     public Errors evaluate(int sweeps) {
         long trainWrong = 0, trainVars = 0, testWrong = 0, testVars = 0;
         if (trainEval != null) {
-            trainEval.setPotentials(thetaU0, thetaPAll);
+            setPotentials(trainEval, thetaU0, thetaPAll, thetaR);
             trainEval.iterate(sweeps);
             long[] c = Potentials.wrongAndLabelled(train, trainEval.decode());
             trainWrong = c[0];
@@ -204,7 +224,8 @@ public final class BatchStates implements ExampleStates {
             if (!trainEval.exactState()) reseat(trainEval);
         }
         if (testEval != null) {
-            testEval.setPotentials(Potentials.unary(test, current.unary(), eps), Potentials.pairwise(test, current.pair(), eps));
+            setPotentials(testEval, Potentials.unary(test, current.unary(), eps), Potentials.pairwise(test, current.pair(), eps),
+                    test.numRegionTypes() == 0 ? null : Potentials.regions(test, current.regions(), eps));
             testEval.iterate(sweeps);
             if (test.hasLabels()) {
                 long[] c = Potentials.wrongAndLabelled(test, testEval.decode());
@@ -221,6 +242,7 @@ public final class BatchStates implements ExampleStates {
         if (mp != null && !mp.exactState()) {
             reseat(mp);
             pairBias = null;
+            regionMessages = null;
         }
         if (clamped != null && !clamped.exactState()) reseat(clamped);
     }
@@ -241,6 +263,7 @@ public final class BatchStates implements ExampleStates {
     @Override
     public void markLineStart() {
         if (truth != null && truth.hasVoid()) throw new IllegalStateException("extrapolation does not handle void labels yet");
+        if (thetaR != null) throw new IllegalStateException("extrapolation does not handle region factors yet");
         if (mp != null) lineStart = mp.messages();
     }
 

@@ -43,6 +43,7 @@ final class Extrapolation {
      * point whose functions it returns ({@code f1} when no step lowers R).
      */
     static Functions step(ExampleStates states, Functions f0, Functions f1, double r1) {
+        if (f1.numRegionTypes() > 0) throw new IllegalStateException("extrapolation does not handle region factors yet");
         boolean moveUnary = parametric(f0.unary(), f1.unary());
         boolean movePair = true;
         for (int t = 0; t < f1.numPairTypes(); t++) movePair &= parametric(f0.pair().get(t), f1.pair().get(t));

@@ -41,6 +41,9 @@ public final class Targets {
     private final double[] unaryWeights;    // row weights of the unary rows (RowWeights), or null: all 1
     private final double[][] pairWeights;   // per pairwise type, in the type's edge order, or null: all 1
     private final ClampedRows clamped;      // the clamped form's rows, or null (simple form, or no void)
+    private final org.structlr.graph.FactorGraph graph;
+    private final int[][] regionLabels;     // per region type, the true joint label (table entry) of its regions, in region order
+    private final INDArray truthR;          // flat indices of the true entries in the region layout
 
     private Targets(ExampleBatch b, RowWeights weights, boolean clamp) {
         if (!b.hasLabels()) throw new IllegalArgumentException("training examples must carry labels");
@@ -62,6 +65,16 @@ public final class Targets {
         delta = org.structlr.model.Potentials.hammingLoss(b);
         voids = new VoidRows(b);
         double[] classW = null, exampleW = null;
+        graph = b.graph();
+        regionLabels = new int[b.numRegionTypes()][];
+        if (b.numRegionTypes() > 0) {
+            if (voids.any()) throw new IllegalArgumentException("void labels with region factors (--regions): not yet supported");
+            if (weights.any()) throw new IllegalArgumentException("class or example weights with region factors (--regions): not yet supported");
+        }
+        for (int t = 0; t < regionLabels.length; t++) regionLabels[t] = b.regionLabels(t);
+        long[] tr = new long[graph.numRegions()];
+        for (int r = 0; r < tr.length; r++) tr[r] = (long) graph.regionTableOffset(r) + graph.regionEntry(r, labels);
+        truthR = Nd4j.createFromArray(tr);
         if (weights.any()) {
             // w_i = e_k c_{y_i}, w_a = e_k (c_{y_i} + c_{y_j}) / 2 (RowWeights); void rows are dropped, so their weight is never read
             int n = b.examples().size();
@@ -214,6 +227,38 @@ public final class Targets {
     double score(INDArray thetaU, INDArray thetaP) {
         if (Engines.cudaBackend()) return picked(thetaU, truthU) + picked(thetaP, truthP);
         return pickedInPlace(thetaU, truthUHost) + pickedInPlace(thetaP, truthPHost);
+    }
+
+    /** F(x, y) with the regions' term: + sum_r theta_r(y_r) ({@code thetaR}: the flat region layout; null: no regions). */
+    double score(INDArray thetaU, INDArray thetaP, INDArray thetaR) {
+        return score(thetaU, thetaP) + (thetaR == null ? 0 : picked(thetaR, truthR));
+    }
+
+    /**
+     * [R_t, C] region bias of region type {@code t} from the engine's region messages
+     * [slots, L]: b_r(y_r) = sum_p lambda_{r->i_p}(y_{i_p}) / eps, y_r in the table's order (the
+     * pairwise bias for two variables). On the host: a region's variables need not be adjacent.
+     */
+    INDArray regionBias(INDArray regionMessages, int t, double eps) {
+        float[] m = EngineState.flat(regionMessages);
+        int[] regions = graph.regionsByType()[t];
+        int c = regions.length == 0 ? 1 : graph.regionEntries(regions[0]);
+        float[] b = new float[regions.length * c];
+        float inv = (float) (1 / eps);
+        for (int k = 0; k < regions.length; k++) {
+            int r = regions[k], size = graph.regionSize(r);
+            for (int y = 0; y < c; y++) {
+                double s = 0;
+                for (int p = 0; p < size; p++) s += m[graph.regionSlot(r, p) * L + graph.regionLabel(r, p, y)];
+                b[k * c + y] = (float) s * inv;
+            }
+        }
+        return Nd4j.create(b, new long[] {regions.length, c}, 'c');
+    }
+
+    /** Region type {@code t}'s oracle problem: every region's row, its true joint label, over the type's joint labels. */
+    BiasedLogisticProblem regionProblem(int t, INDArray features, INDArray bias) {
+        return new BiasedLogisticProblem(features, regionLabels[t], bias, (int) bias.size(1));
     }
 
     private static double picked(INDArray theta, INDArray flatIndices) {

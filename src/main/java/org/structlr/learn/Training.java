@@ -19,6 +19,7 @@ import org.structlr.inference.engines.EngineUnavailableException;
 import org.structlr.inference.engines.Engines;
 import org.structlr.model.CrfModel;
 import org.structlr.model.ExampleBatch;
+import org.structlr.model.RegionLayout;
 import org.structlr.oracle.Oracle;
 import org.structlr.oracle.FunctionClass;
 import org.structlr.oracle.FunctionClasses;
@@ -129,14 +130,26 @@ public final class Training {
      */
     public static Outcome train(Dataset data, FunctionSpec unary, FunctionSpec pair, LearnSettings settings, RowWeights weights,
                                 int threads, LearnListener listener, LearnerState from, StateSink sink) {
+        return train(data, unary, pair, RegionLayout.NONE, settings, weights, threads, listener, from, sink);
+    }
+
+    /**
+     * As {@link #train(Dataset, FunctionSpec, FunctionSpec, LearnSettings, RowWeights, int, LearnListener, LearnerState, StateSink)}
+     * with the factors over regions {@code regions} puts on each image besides the pairs; every
+     * region type's function is of {@code pair}'s class (with its options), its output space the
+     * joint labels of its variables and its features the region's ({@link RegionLayout}).
+     */
+    public static Outcome train(Dataset data, FunctionSpec unary, FunctionSpec pair, RegionLayout regions, LearnSettings settings, RowWeights weights,
+                                int threads, LearnListener listener, LearnerState from, StateSink sink) {
         checkApplicable(data, unary.name(), pair.name());
         checkData(data, "--unary", unary);
         checkData(data, "--pairwise", pair);
         checkVoid(data, settings);
+        checkRegions(data, pair, regions, settings, weights, from, sink);
         List<String> types = pairTypeNames(data.numPairTypes());
         int L = data.numLabels();
-        ExampleBatch train = new ExampleBatch(data.train(), L, types);
-        ExampleBatch test = data.test().isEmpty() ? null : new ExampleBatch(data.test(), L, types);
+        ExampleBatch train = new ExampleBatch(data.train(), L, types, regions);
+        ExampleBatch test = data.test().isEmpty() ? null : new ExampleBatch(data.test(), L, types, regions);
         checkEngine(settings.engine(), train, test);
         Targets truth;
         try {
@@ -145,13 +158,37 @@ public final class Training {
             throw new BadInputException(data.root().map(Object::toString).orElse("<data set>") + ": " + e.getMessage());
         }
         AlternatingLearner.Result r;
-        try (Oracles oracles = Oracles.create(data.summary(), unary, pair, settings, threads);
+        try (Oracles oracles = Oracles.create(data.summary(), unary, pair, regions, settings, threads);
 
              BatchStates states = new BatchStates(train, truth, test, settings.eps(), settings.evaluatesErrors(), settings.engine())) {
-            r = new AlternatingLearner(settings, oracles.unary(), oracles.pair()).train(states, from, listener, sink);
+            r = new AlternatingLearner(settings, oracles.unary(), oracles.pair(), oracles.regions()).train(states, from, listener, sink);
         }
         Map<String, Object> recorded = weights.any() ? weights.toMap(train.labels(), L) : Map.of();
-        return outcome(data.summary(), data.info(), Map.of(DataHashes.DATA_HASH, DataHashes.dataHash(data)), unary, pair, settings, recorded, from, r);
+        return outcome(data.summary(), data.info(), Map.of(DataHashes.DATA_HASH, DataHashes.dataHash(data)), unary, pair, regions, settings, recorded, from, r);
+    }
+
+    /**
+     * Refuses, before any work, what region factors do not do yet: a whole-image function class, an
+     * extrapolating schedule, void labels, row weights, saved states (checkpoints and resuming), too
+     * many joint labels, and examples that are no 4-connected grid images (named by RegionLayout).
+     */
+    static void checkRegions(Dataset data, FunctionSpec pair, RegionLayout regions, LearnSettings settings, RowWeights weights,
+                             LearnerState from, StateSink sink) {
+        if (regions == RegionLayout.NONE) return;
+        String where = data.root().map(Object::toString).orElse("<data set>");
+        String r = "--regions " + regions.label();
+        if (isWholeImage(pair.name())) throw new BadInputException(r + ": the region functions are --pairwise's class, and fcn scores whole images, not regions");
+        if (settings.newSchedule().extrapolates()) {
+            throw new BadInputException(r + ": schedule " + settings.schedule() + " extrapolates, which does not handle region factors yet: use --schedule paper or adaptive");
+        }
+        if (data.hasVoid("train")) throw new BadInputException(where + ": the training examples have void labels, which " + r + " does not handle yet");
+        if (weights.any()) throw new BadInputException(r + ": class or example weights are not supported with region factors yet");
+        if (from != null || sink != StateSink.NONE) throw new BadInputException(r + ": checkpoints and --resume are not supported with region factors yet");
+        try {
+            regions.checkLabels(data.numLabels());
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException(where + ": " + e.getMessage());
+        }
     }
 
     /**
@@ -170,19 +207,25 @@ public final class Training {
      */
     public static Outcome outcome(DatasetSummary data, Map<String, Object> info, Map<String, String> hashes, FunctionSpec unary,
                                   FunctionSpec pair, LearnSettings settings, LearnerState from, AlternatingLearner.Result r) {
-        return outcome(data, info, hashes, unary, pair, settings, Map.of(), from, r);
+        return outcome(data, info, hashes, unary, pair, RegionLayout.NONE, settings, Map.of(), from, r);
     }
 
     /** As above, recording {@code weights} ({@link RowWeights#toMap}; empty: none) in the model's settings as "weights". */
     static Outcome outcome(DatasetSummary data, Map<String, Object> info, Map<String, String> hashes, FunctionSpec unary,
-                           FunctionSpec pair, LearnSettings settings, Map<String, Object> weights, LearnerState from, AlternatingLearner.Result r) {
+                           FunctionSpec pair, RegionLayout regions, LearnSettings settings, Map<String, Object> weights, LearnerState from,
+                           AlternatingLearner.Result r) {
         List<String> types = pairTypeNames(data.numPairTypes());
         int L = data.numLabels();
         // A type never fitted (0 iterations) is the zero function.
         ScoreFunction unaryFunction = r.unary() != null ? r.unary() : new ZeroScore(L);
         List<ScoreFunction> pairFunctions = new ArrayList<>();
         for (int t = 0; t < types.size(); t++) pairFunctions.add(r.pair().get(t) != null ? r.pair().get(t) : new ZeroScore(L * L));
+        List<ScoreFunction> regionFunctions = new ArrayList<>();
+        for (int t = 0; t < regions.numTypes(); t++) {
+            regionFunctions.add(r.regions().get(t) != null ? r.regions().get(t) : new ZeroScore(regions.jointLabels(L)));
+        }
         Map<String, Object> s = settingsMap(unary, pair, settings);
+        if (regions != RegionLayout.NONE) s.put("regions", regions.label());
         if (!weights.isEmpty()) s.put("weights", weights);
         Map<String, Object> prov = Provenance.of(data, info, hashes, settings.seed());
         IterationRecord last = r.curve().isEmpty() ? null : r.curve().get(r.curve().size() - 1);
@@ -199,9 +242,11 @@ public final class Training {
         Map<String, Object> oracles = new LinkedHashMap<>();
         oracles.put("unary", r.unaryOracle());
         oracles.put("pairwise", r.pairOracles());
+        if (!r.regionOracles().isEmpty()) oracles.put("regions", r.regionOracles());
         prov.put("oracles", oracles);
         org.structlr.data.ClassTable classes = Dataset.classes(info, L, (data.root() == null ? "<data set>" : data.root()) + "/" + Dataset.INFO_FILE);
-        return new Outcome(new CrfModel(L, settings.eps(), data.unaryDim(), data.pairDim(), types, unaryFunction, pairFunctions, s, prov, classes),
+        return new Outcome(new CrfModel(L, settings.eps(), data.unaryDim(), data.pairDim(), types, unaryFunction, pairFunctions,
+                        regions, regionFunctions, s, prov, classes),
                 r.curve(), r.fitSeconds(), r.passingSeconds(), r.evalSeconds());
     }
 

@@ -56,7 +56,7 @@ public final class Evaluation {
             if (!e.hasLabels()) throw new BadInputException(e.name() + ": has no labels to evaluate against");
             Predictor.checkCompatible(model, e);
         }
-        ExampleBatch b = new ExampleBatch(examples, model.numLabels(), model.pairTypes());
+        ExampleBatch b = model.batch(examples);
         Predictor.Prediction p = Predictor.predict(model, b, Predictor.defaultStop(b, maxSweeps, tolerance), engine);
         return ConfusionMatrix.of(b.labels(), p.labels(), model.numLabels());
     }

@@ -32,7 +32,11 @@ import org.structlr.oracle.ScoreFunctions;
  *   model.json          format, version, settings, provenance, class table, and a SHA-256 of every other file
  *   unary/              the unary function (ScoreFunction.save)
  *   pair-&lt;k&gt;/            the function of pairwise type k
+ *   region-&lt;k&gt;/          the function of region type k (models with --regions)
  * </pre>
+ * A model with region factors records its {@link RegionLayout} ("regions" in model.json) and is
+ * written as format version 2, so that a build that knows no regions refuses it rather than
+ * predicting without them; a model without regions stays version 1.
  * Loading checks the format, version and every checksum first, so a corrupted or foreign folder is
  * refused whole, never half-loaded. Saving writes a temporary folder beside the target and moves
  * it into place ({@link AtomicFiles#replaceFolder}).
@@ -40,6 +44,8 @@ import org.structlr.oracle.ScoreFunctions;
 public final class CrfModel {
     public static final String FORMAT = "structlr-model";
     public static final int VERSION = 1;
+    /** The format version of a model with region factors. */
+    public static final int REGIONS_VERSION = 2;
     public static final String MANIFEST = "model.json";
     static final String MANIFEST_SHA = "manifest_sha256";
     static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -51,6 +57,8 @@ public final class CrfModel {
     private final List<String> pairTypes;
     private final ScoreFunction unary;
     private final List<ScoreFunction> pair;
+    private final RegionLayout regionLayout;
+    private final List<ScoreFunction> regions;
     private final Map<String, Object> settings;
     private final Map<String, Object> provenance;
     private final ClassTable classes;
@@ -70,7 +78,19 @@ public final class CrfModel {
     public CrfModel(int numLabels, double eps, int unaryFeatures, int pairFeatures, List<String> pairTypes,
                     ScoreFunction unary, List<ScoreFunction> pair, Map<String, Object> settings, Map<String, Object> provenance,
                     ClassTable classes) {
+        this(numLabels, eps, unaryFeatures, pairFeatures, pairTypes, unary, pair, RegionLayout.NONE, List.of(), settings, provenance, classes);
+    }
+
+    /** As above, with region factors: the layout and one function per region type of it (scoring its joint labels). */
+    public CrfModel(int numLabels, double eps, int unaryFeatures, int pairFeatures, List<String> pairTypes,
+                    ScoreFunction unary, List<ScoreFunction> pair, RegionLayout regionLayout, List<ScoreFunction> regions,
+                    Map<String, Object> settings, Map<String, Object> provenance, ClassTable classes) {
         if (pair.size() != pairTypes.size()) throw new IllegalArgumentException(pair.size() + " pairwise functions for " + pairTypes.size() + " types");
+        if (regions.size() != regionLayout.numTypes()) {
+            throw new IllegalArgumentException(regions.size() + " region functions for the " + regionLayout.numTypes() + " region types of " + regionLayout.label());
+        }
+        this.regionLayout = regionLayout;
+        this.regions = List.copyOf(regions);
         if (classes.numClasses() != numLabels) throw new IllegalArgumentException(classes.numClasses() + " classes for " + numLabels + " labels");
         this.classes = classes;
         this.numLabels = numLabels;
@@ -89,10 +109,19 @@ public final class CrfModel {
     public List<String> pairTypes() { return pairTypes; }
     public ScoreFunction unary() { return unary; }
     public List<ScoreFunction> pair() { return pair; }
+    /** Which region factors the model puts on each image ({@link RegionLayout#NONE}: pairs only). */
+    public RegionLayout regionLayout() { return regionLayout; }
+    /** The function of every region type of {@link #regionLayout()} (empty without regions). */
+    public List<ScoreFunction> regions() { return regions; }
     public Map<String, Object> settings() { return settings; }
     public Map<String, Object> provenance() { return provenance; }
     /** What the labels mean: names, colours, void (saved in model.json as "classes"). */
     public ClassTable classes() { return classes; }
+
+    /** {@code examples} as one batch with this model's factors (its pairwise types and region layout). */
+    public ExampleBatch batch(List<org.structlr.data.Example> examples) {
+        return new ExampleBatch(examples, numLabels, pairTypes, regionLayout);
+    }
 
     public int unaryFeatures() { return unaryFeatures; }
     public int pairFeatures() { return pairFeatures; }
@@ -101,9 +130,10 @@ public final class CrfModel {
         AtomicFiles.replaceFolder(dir, tmp -> {
             unary.save(tmp.resolve("unary"));
             for (int t = 0; t < pair.size(); t++) pair.get(t).save(tmp.resolve("pair-" + t));
+            for (int t = 0; t < regions.size(); t++) regions.get(t).save(tmp.resolve("region-" + t));
             ObjectNode m = JSON.createObjectNode();
             m.put("format", FORMAT);
-            m.put("version", VERSION);
+            m.put("version", regions.isEmpty() ? VERSION : REGIONS_VERSION);
             m.put("numLabels", numLabels);
             m.put("eps", eps);
             m.put("unaryKind", unary.kind());
@@ -116,6 +146,18 @@ public final class CrfModel {
                 o.put("kind", pair.get(t).kind());
                 o.put("features", pair.get(t).numFeatures());
                 o.put("folder", "pair-" + t);
+            }
+            if (!regions.isEmpty()) {
+                ObjectNode r = m.putObject("regions");
+                r.put("layout", regionLayout.label());
+                ArrayNode rt = r.putArray("types");
+                for (int t = 0; t < regions.size(); t++) {
+                    ObjectNode o = rt.addObject();
+                    o.put("name", regionLayout.typeNames().get(t));
+                    o.put("kind", regions.get(t).kind());
+                    o.put("features", regions.get(t).numFeatures());
+                    o.put("folder", "region-" + t);
+                }
             }
             m.set("settings", JSON.valueToTree(settings));
             m.set("provenance", JSON.valueToTree(provenance));
@@ -146,8 +188,13 @@ public final class CrfModel {
             throw new BadInputException(manifest, "unreadable model manifest: " + e.getMessage());
         }
         if (m == null || !m.isObject() || !FORMAT.equals(m.path("format").asText())) throw new BadInputException(manifest, "not a structlr model manifest");
-        if (m.path("version").asInt(-1) != VERSION) {
-            throw new BadInputException(manifest, "model format version " + m.path("version") + " is not supported (this build reads " + VERSION + ")");
+        int version = m.path("version").asInt(-1);
+        if (version != VERSION && version != REGIONS_VERSION) {
+            throw new BadInputException(manifest, "model format version " + m.path("version") + " is not supported (this build reads "
+                    + VERSION + " and " + REGIONS_VERSION + ")");
+        }
+        if ((version == REGIONS_VERSION) != m.has("regions")) {
+            throw new BadInputException(manifest, "model format version " + version + (m.has("regions") ? " takes no" : " needs a") + " \"regions\" entry");
         }
         // The manifest covers itself too: a hash of its own content without this field.
         ObjectNode rest = ((ObjectNode) m).deepCopy();
@@ -177,6 +224,13 @@ public final class CrfModel {
                 f.checkFunction(manifest, g, "pairwise type '" + f.pairNames().get(t) + "'", f.numLabels() * f.numLabels(), f.pairFeatures());
                 pair.add(g);
             }
+            List<ScoreFunction> regions = new ArrayList<>();
+            for (int t = 0; t < f.regionFolders().size(); t++) {
+                ScoreFunction g = ScoreFunctions.load(inside(dir, f.regionFolders().get(t), manifest));
+                f.checkFunction(manifest, g, "region type '" + f.regionLayout().typeNames().get(t) + "'", f.regionLayout().jointLabels(f.numLabels()),
+                        f.regionLayout().featureWidth(f.pairFeatures()));
+                regions.add(g);
+            }
             @SuppressWarnings("unchecked")
             Map<String, Object> settings = JSON.treeToValue(m.path("settings"), Map.class);
             @SuppressWarnings("unchecked")
@@ -185,7 +239,7 @@ public final class CrfModel {
             // models saved before class tables have none: classes "0".."L-1"
             ClassTable classes = m.has("classes") ? ClassTable.fromJson(m.get("classes"), manifest.toString(), null)
                     .requireClasses(numLabels, manifest.toString()) : ClassTable.numbered(Math.max(2, numLabels), ClassTable.DEFAULT_VOID);
-            return new CrfModel(numLabels, f.eps(), f.unaryFeatures(), f.pairFeatures(), f.pairNames(), unary, pair,
+            return new CrfModel(numLabels, f.eps(), f.unaryFeatures(), f.pairFeatures(), f.pairNames(), unary, pair, f.regionLayout(), regions,
                     settings == null ? Map.of() : settings, prov == null ? Map.of() : prov, classes);
         } catch (IOException e) {
             throw new BadInputException(dir, "cannot load model: " + e.getMessage(), e);

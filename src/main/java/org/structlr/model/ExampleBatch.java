@@ -31,9 +31,24 @@ public final class ExampleBatch {
     private final int[] varOffset;                 // per example, + total
     private final int[] edgeOffset;
     private final GridBatch layout;                // the images' grid layout, or null (fcn)
+    private final RegionLayout regionLayout;
+    private final INDArray[] regionFeatures;       // per region type: [R_t, featureWidth], in region order
 
+    /** Examples with unary factors and pairs only ({@link RegionLayout#NONE}). */
     public ExampleBatch(List<Example> examples, int numLabels, List<String> pairTypeNames) {
+        this(examples, numLabels, pairTypeNames, RegionLayout.NONE);
+    }
+
+    /**
+     * Examples with unary factors, pairs and the regions of {@code regions} on each image (its
+     * types the graph's region types; a BadInputException names an example that is no image).
+     */
+    public ExampleBatch(List<Example> examples, int numLabels, List<String> pairTypeNames, RegionLayout regions) {
         if (examples.isEmpty()) throw new IllegalArgumentException("no examples");
+        regions.checkLabels(numLabels);
+        this.regionLayout = regions;
+        List<List<INDArray>> regionRows = new ArrayList<>();
+        for (int t = 0; t < regions.numTypes(); t++) regionRows.add(new ArrayList<>());
         this.examples = List.copyOf(examples);
         this.numLabels = numLabels;
         List<FactorGraph> graphs = new ArrayList<>();
@@ -43,7 +58,16 @@ public final class ExampleBatch {
         boolean allLabelled = true;
         for (int k = 0; k < examples.size(); k++) {
             Example ex = examples.get(k);
-            graphs.add(ex.graph(numLabels, pairTypeNames));
+            FactorGraph g = ex.graph(numLabels, pairTypeNames);
+            if (regions != RegionLayout.NONE) {
+                RegionLayout.Regions r = regions.of(ex, g);
+                g = r.graph();
+                int width = regions.featureWidth(ex.pairDim());
+                for (int t = 0; t < regions.numTypes(); t++) {
+                    if (r.counts()[t] > 0) regionRows.get(t).add(Nd4j.create(r.features()[t], new long[] {r.counts()[t], width}, 'c'));
+                }
+            }
+            graphs.add(g);
             u.add(ex.unaryMatrix().castTo(DataType.FLOAT));
             p.add(ex.pairwiseMatrix().castTo(DataType.FLOAT));
             varOffset[k + 1] = varOffset[k] + ex.numVariables();
@@ -58,6 +82,12 @@ public final class ExampleBatch {
         for (int t = 0; t < edgesOfType.length; t++) {
             pairFeatures[t] = edgesOfType.length == 1 ? allPair
                     : (edgesOfType[t].length == 0 ? Nd4j.create(DataType.FLOAT, 0, allPair.size(1)) : Nd4j.pullRows(allPair, 1, edgesOfType[t]));
+        }
+        regionFeatures = new INDArray[regions.numTypes()];
+        for (int t = 0; t < regionFeatures.length; t++) {
+            List<INDArray> rows = regionRows.get(t);
+            regionFeatures[t] = rows.isEmpty() ? Nd4j.create(DataType.FLOAT, 0, regions.featureWidth(examples.get(0).pairDim()))
+                    : rows.size() == 1 ? rows.get(0) : Nd4j.concat(0, rows.toArray(new INDArray[0]));
         }
         typeOrderPosition = new int[graph.numEdges()];
         int pos = 0;
@@ -174,6 +204,24 @@ public final class ExampleBatch {
         int[] all = jointLabels(), ed = edgesOfType[type];
         int[] out = new int[ed.length];
         for (int k = 0; k < ed.length; k++) out[k] = all[ed[k]];
+        return out;
+    }
+
+    // --- regions (RegionLayout) ---------------------------------------------------------------------
+
+    /** Which regions each example has. */
+    public RegionLayout regionLayout() { return regionLayout; }
+
+    public int numRegionTypes() { return regionFeatures.length; }
+
+    /** [R_t, D_t] the features of the regions of type {@code type}, in region order ({@link FactorGraph#regionsByType}). */
+    public INDArray regionFeatures(int type) { return regionFeatures[type]; }
+
+    /** The true joint label of every region of type {@code type} (its table entry, {@link FactorGraph#regionEntry}), in region order. */
+    public int[] regionLabels(int type) {
+        int[] regions = graph.regionsByType()[type];
+        int[] out = new int[regions.length];
+        for (int k = 0; k < regions.length; k++) out[k] = graph.regionEntry(regions[k], labels);
         return out;
     }
 

@@ -14,7 +14,8 @@ import org.structlr.oracle.ScoreFunction;
  * their agreement with the functions loaded. A checksum-valid manifest is only as trustworthy as
  * whoever computed the checksum (there is no key), so nothing in it is taken on trust.
  */
-record ManifestFields(int numLabels, double eps, int unaryFeatures, int pairFeatures, List<String> pairNames, List<String> pairFolders) {
+record ManifestFields(int numLabels, double eps, int unaryFeatures, int pairFeatures, List<String> pairNames, List<String> pairFolders,
+                      RegionLayout regionLayout, List<String> regionFolders) {
     /** Feature widths beyond this are not a model structlr wrote (a row of them would not fit an array). */
     static final int MAX_FEATURES = 1 << 24;
 
@@ -38,11 +39,37 @@ record ManifestFields(int numLabels, double eps, int unaryFeatures, int pairFeat
             names.add(t.path("name").asText());
             folders.add(t.path("folder").asText());
         }
+        RegionLayout layout = RegionLayout.NONE;
+        List<String> regionFolders = new ArrayList<>();
+        if (m.has("regions")) {
+            JsonNode r = m.path("regions");
+            if (!r.path("layout").isTextual()) throw new BadInputException(manifest, "regions.layout must be text, got " + abbreviate(r.path("layout")));
+            try {
+                layout = RegionLayout.of(r.path("layout").asText());
+                layout.checkLabels(labels);
+            } catch (IllegalArgumentException x) {
+                throw new BadInputException(manifest, "regions: " + x.getMessage());
+            }
+            JsonNode rt = r.path("types");
+            if (!rt.isArray() || rt.size() != layout.numTypes()) {
+                throw new BadInputException(manifest, "regions.types must list the " + layout.numTypes() + " region types of " + layout.label() + ", got " + abbreviate(rt));
+            }
+            for (int t = 0; t < rt.size(); t++) {
+                JsonNode o = rt.get(t);
+                if (!o.path("folder").isTextual() || !layout.typeNames().get(t).equals(o.path("name").asText())) {
+                    throw new BadInputException(manifest, "regions.types entry " + t + " must be named '" + layout.typeNames().get(t) + "' with a text folder, got " + abbreviate(o));
+                }
+                String folder = o.path("folder").asText();
+                if (folders.contains(folder) || regionFolders.contains(folder)) throw new BadInputException(manifest, "folder '" + folder + "' is named twice");
+                regionFolders.add(folder);
+            }
+            if (layout == RegionLayout.NONE) throw new BadInputException(manifest, "regions.layout 'none' is written as no \"regions\" entry");
+        }
         for (String key : new String[] {"settings", "provenance"}) {
             JsonNode v = m.path(key);
             if (!v.isMissingNode() && !v.isObject()) throw new BadInputException(manifest, key + " must be an object, got " + abbreviate(v));
         }
-        return new ManifestFields(labels, e.asDouble(), du, dp, List.copyOf(names), List.copyOf(folders));
+        return new ManifestFields(labels, e.asDouble(), du, dp, List.copyOf(names), List.copyOf(folders), layout, List.copyOf(regionFolders));
     }
 
     /** The loaded function agrees with the manifest: {@code classes} outputs, {@code features} inputs (when it reads features). */

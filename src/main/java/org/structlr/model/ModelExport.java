@@ -63,6 +63,10 @@ public final class ModelExport {
      * {@code dir} is replaced only when it is an earlier export.
      */
     public static void export(CrfModel model, Path dir, Graph graph) throws IOException {
+        if (model.regionLayout() != RegionLayout.NONE) {
+            throw new org.structlr.data.BadInputException("the model has region factors (--regions " + model.regionLayout().label()
+                    + "), which export does not write yet");
+        }
         boolean grid = resolveGrid(model, graph);
         AtomicFiles.replaceFolder(dir, tmp -> {
             ObjectNode m = JSON.createObjectNode();

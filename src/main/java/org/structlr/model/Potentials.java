@@ -39,6 +39,29 @@ public final class Potentials {
     }
 
     /**
+     * [totalRegionEntries] = eps * g_t(features of r) as region r's table, for each region's type t
+     * (null functions are 0): the flat layout of {@link org.structlr.graph.FactorGraph#regionTableOffset}.
+     * Empty when the batch has no regions.
+     */
+    public static INDArray regions(ExampleBatch b, List<ScoreFunction> regions, double eps) {
+        org.structlr.graph.FactorGraph g = b.graph();
+        float[] out = new float[g.totalRegionEntries()];
+        int[][] byType = g.regionsByType();
+        float e = (float) eps;
+        for (int t = 0; t < byType.length; t++) {
+            ScoreFunction f = regions.get(t);
+            if (f == null || byType[t].length == 0) continue;
+            float[] s = f.scores(b.regionFeatures(t)).castTo(DataType.FLOAT).dup('c').data().asFloat();
+            int c = g.regionEntries(byType[t][0]);
+            for (int k = 0; k < byType[t].length; k++) {
+                int o = g.regionTableOffset(byType[t][k]);
+                for (int y = 0; y < c; y++) out[o + y] = e * s[k * c + y];
+            }
+        }
+        return Nd4j.create(out, new long[] {out.length}, 'c');
+    }
+
+    /**
      * [V, L] Hamming loss augmentation Delta_i(y) = [y != y_i]: 1 where y differs from the true
      * label; 0 everywhere for a void variable (in training it adds no term of its own).
      */

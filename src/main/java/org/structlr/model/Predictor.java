@@ -47,7 +47,9 @@ public final class Predictor {
             throw new BadInputException(e.getMessage());
         }
         try (MessagePassing mp = engineForBatch) {
-            mp.setPotentials(Potentials.unary(batch, model.unary(), model.eps()), Potentials.pairwise(batch, model.pair(), model.eps()));
+            INDArray u = Potentials.unary(batch, model.unary(), model.eps()), p = Potentials.pairwise(batch, model.pair(), model.eps());
+            if (batch.numRegionTypes() > 0) mp.setPotentials(u, p, Potentials.regions(batch, model.regions(), model.eps()));
+            else mp.setPotentials(u, p);
             InferenceResult r = mp.run(stop);
             return new Prediction(mp.decode(), mp.unaryBeliefs(), r);
         }
@@ -88,13 +90,22 @@ public final class Predictor {
                                                EngineChoice engine) {
         if (examples.isEmpty()) return List.of();
         int n = examples.size();
+        if (model.regionLayout() != RegionLayout.NONE) {
+            // the per-example gaps (ExampleGaps) know no regions: each example alone, stopped by its own whole gap
+            List<Prediction> out = new ArrayList<>();
+            for (Example ex : examples) {
+                ExampleBatch one = model.batch(List.of(ex));
+                out.add(predict(model, one, defaultStop(one, maxIterations, tolPerVariable), engine));
+            }
+            return out;
+        }
         List<FactorGraph> graphs = new ArrayList<>();
         List<int[]> shapes = new ArrayList<>();
         INDArray[] unary = new INDArray[n], pair = new INDArray[n];
         for (int k = 0; k < n; k++) {
             Example ex = examples.get(k);
             checkCompatible(model, ex);
-            ExampleBatch one = new ExampleBatch(List.of(ex), model.numLabels(), model.pairTypes());
+            ExampleBatch one = model.batch(List.of(ex));
             unary[k] = Potentials.unary(one, model.unary(), model.eps());
             pair[k] = Potentials.pairwise(one, model.pair(), model.eps());
             graphs.add(one.graph());

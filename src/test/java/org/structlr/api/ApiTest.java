@@ -76,6 +76,25 @@ class ApiTest {
         assertTrue(Double.isNaN(loaded.predict(CrfExample.of(new float[]{1, 0.5f, 1, 0.2f}, 2, new int[]{0, 1}, new float[]{1}, 1, null)).error()));
     }
 
+    /** Region factors from the API: a 2x2-patch model trains, saves and loads with identical predictions; a chain is no image. */
+    @Test
+    void patchModelsTrainSaveAndLoad(@TempDir Path tmp) throws Exception {
+        new org.structlr.data.DenoisingGenerator().generateTo(tmp.resolve("d"), 2, 2, 8, 8, 5);
+        CrfData images = CrfData.read(tmp.resolve("d"));
+        Crf crf = CrfTrainer.builder().regions("patches2x2").iterations(2).sweeps(3).evalSweeps(0).build().train(images);
+        assertEquals("patches2x2", crf.settings().get("regions"));
+        crf.save(tmp.resolve("m"));
+        Crf loaded = Crf.load(tmp.resolve("m"));
+        List<Prediction> a = crf.predict(images.test()), b = loaded.predict(images.test());
+        for (int k = 0; k < a.size(); k++) {
+            assertArrayEquals(a.get(k).labels(), b.get(k).labels());
+            for (int v = 0; v < a.get(k).labels().length; v++) assertArrayEquals(a.get(k).marginals()[v], b.get(k).marginals()[v]);
+        }
+        org.structlr.data.BadInputException e = assertThrows(org.structlr.data.BadInputException.class,
+                () -> CrfTrainer.builder().regions("patches2x2").iterations(1).build().train(data()));
+        assertTrue(e.getMessage().contains("--regions patches2x2 needs images"), e.getMessage());
+    }
+
     @Test
     void anUnknownFunctionClassIsRefusedWithTheRegisteredNames() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CrfTrainer.builder().unary("forest").build());

@@ -3,6 +3,7 @@ package org.structlr.inference;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
@@ -242,6 +243,37 @@ class MapSearchTest {
                     new MapSearch.Settings(1e-4, 0.1, 3000, 0, true, true, 0, 1), Deadline.NONE, null).run(mp, r.labels());
             assertEquals(exactMap(en), s.energy(), 1e-9);
             assertTrue(s.bound() - s.energy() < 1e-2, "bound " + s.bound() + " energy " + s.energy());
+        }
+    }
+
+    /**
+     * Restarts of the iterated local search (a bounded number: no timing here) keep everything the
+     * search found before them and reach the exact MAP of small hard models where one short search
+     * (no annealing, no tightening, one polish round) stops below it on some.
+     */
+    @Test
+    void restartsReachTheMapWhereOneShortSearchStopsBelowIt() {
+        MapSearch.Settings shortSearch = new MapSearch.Settings(0.1, 0.5, 5, 0, false, true, 1, 1);
+        int exactShort = 0, exactRestarted = 0, models = 30;
+        for (long seed = 300; seed < 300 + models; seed++) {
+            LabelingEnergy en = RandomPairwiseModels.hardConstrained(seed, 12, 3, 0.3, 0.15).energy();
+            double map = exactMap(en);
+            MapSearch.Result once = search(en, shortSearch), restarted = search(en, shortSearch.withRestarts(200));
+            assertTrue(restarted.energy() >= once.energy() - 1e-9, "restarts lost energy: " + restarted.energy() + " < " + once.energy());
+            assertEquals(restarted.energy(), en.energy(restarted.labels()), 0);
+            if (once.energy() >= map - 1e-9) exactShort++;
+            if (restarted.energy() >= map - 1e-9) exactRestarted++;
+        }
+        assertTrue(exactShort < models, "the short search already finds every MAP: the test shows nothing");
+        assertEquals(models, exactRestarted, "restarts find the exact MAP of every small model (the short search: " + exactShort + ")");
+        assertThrows(IllegalArgumentException.class, () -> new MapSearch(RandomPairwiseModels.hardConstrained(1, 5, 2, 0.3, 0.1).energy(),
+                (g, eps) -> new LoopMessagePassing(g, eps), shortSearch.withRestarts(MapSearch.Settings.UNTIL_DEADLINE), Deadline.NONE, null));
+    }
+
+    private static MapSearch.Result search(LabelingEnergy en, MapSearch.Settings s) {
+        try (LoopMessagePassing mp = engine(en, 0.1)) {
+            MapDecoder.Result r = new MapDecoder(MapDecoder.Kind.best, en).run(mp, new StopRule(50, 0, 10));
+            return new MapSearch(en, (g, eps) -> new LoopMessagePassing(g, eps), s, Deadline.NONE, null).run(mp, r.labels());
         }
     }
 }
