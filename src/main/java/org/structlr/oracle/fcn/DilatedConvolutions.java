@@ -1,10 +1,7 @@
 package org.structlr.oracle.fcn;
 
 import java.util.Arrays;
-import org.deeplearning4j.nn.conf.CacheMode;
 import org.deeplearning4j.nn.conf.ComputationGraphConfiguration;
-import org.deeplearning4j.nn.conf.ConvolutionMode;
-import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
 import org.deeplearning4j.nn.conf.layers.ConvolutionLayer;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.nn.weights.WeightInit;
@@ -50,19 +47,7 @@ public final class DilatedConvolutions implements FcnArchitecture {
 
     @Override
     public ComputationGraph newNetwork(int numFeatures, int numClasses, int groups, Optimisation o) {
-        NeuralNetConfiguration.Builder base = new NeuralNetConfiguration.Builder();
-        if (o.weightDecay() > 0) base.weightDecay(o.weightDecay(), true);
-        ComputationGraphConfiguration.GraphBuilder b = base
-                .seed(o.seed())
-                .dataType(o.dataType())
-                .updater(o.updater())
-                .weightInit(WeightInit.RELU)
-                .convolutionMode(ConvolutionMode.Same)
-                // keep each convolution's im2col from the forward pass for its backward pass: without it
-                // DL4J recomputes every convolution's forward pass during backprop
-                .cacheMode(CacheMode.DEVICE)
-                .graphBuilder()
-                .addInputs(FcnGraph.IMAGE, FcnGraph.BIAS);
+        ComputationGraphConfiguration.GraphBuilder b = o.graphBuilder();
         int in = numFeatures;
         String prev = FcnGraph.IMAGE;
         for (int i = 0; i < dilations.length; i++) {

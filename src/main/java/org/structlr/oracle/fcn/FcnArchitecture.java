@@ -1,7 +1,12 @@
 package org.structlr.oracle.fcn;
 
 import java.io.Serializable;
+import org.deeplearning4j.nn.conf.CacheMode;
+import org.deeplearning4j.nn.conf.ComputationGraphConfiguration;
+import org.deeplearning4j.nn.conf.ConvolutionMode;
+import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
 import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.deeplearning4j.nn.weights.WeightInit;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.learning.config.IUpdater;
 
@@ -20,7 +25,27 @@ import org.nd4j.linalg.learning.config.IUpdater;
 public interface FcnArchitecture extends Serializable {
 
     /** How the network is optimised: set on its configuration (seed of the initial weights, precision, Adam, weight decay). */
-    record Optimisation(long seed, DataType dataType, IUpdater updater, double weightDecay) {}
+    record Optimisation(long seed, DataType dataType, IUpdater updater, double weightDecay) {
+        /**
+         * The start every built-in architecture shares: these settings, ReLU initialisation, same
+         * padding, and the two inputs (image, bias) added; the layers come next.
+         */
+        public ComputationGraphConfiguration.GraphBuilder graphBuilder() {
+            NeuralNetConfiguration.Builder base = new NeuralNetConfiguration.Builder();
+            if (weightDecay > 0) base.weightDecay(weightDecay, true);
+            return base
+                    .seed(seed)
+                    .dataType(dataType)
+                    .updater(updater)
+                    .weightInit(WeightInit.RELU)
+                    .convolutionMode(ConvolutionMode.Same)
+                    // keep each convolution's im2col from the forward pass for its backward pass: without it
+                    // DL4J recomputes every convolution's forward pass during backprop
+                    .cacheMode(CacheMode.DEVICE)
+                    .graphBuilder()
+                    .addInputs(FcnGraph.IMAGE, FcnGraph.BIAS);
+        }
+    }
 
     /** A fresh network for {@code numFeatures} pixel features and {@code groups} groups of {@code numClasses} scores per pixel. */
     ComputationGraph newNetwork(int numFeatures, int numClasses, int groups, Optimisation optimisation);

@@ -1,9 +1,6 @@
 package org.structlr.oracle.fcn;
 
-import org.deeplearning4j.nn.conf.CacheMode;
 import org.deeplearning4j.nn.conf.ComputationGraphConfiguration;
-import org.deeplearning4j.nn.conf.ConvolutionMode;
-import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
 import org.deeplearning4j.nn.conf.graph.MergeVertex;
 import org.deeplearning4j.nn.conf.layers.ActivationLayer;
 import org.deeplearning4j.nn.conf.layers.BatchNormalization;
@@ -76,17 +73,7 @@ public final class UNet implements FcnArchitecture {
 
     @Override
     public ComputationGraph newNetwork(int numFeatures, int numClasses, int groups, Optimisation o) {
-        NeuralNetConfiguration.Builder base = new NeuralNetConfiguration.Builder();
-        if (o.weightDecay() > 0) base.weightDecay(o.weightDecay(), true);
-        ComputationGraphConfiguration.GraphBuilder b = base
-                .seed(o.seed())
-                .dataType(o.dataType())
-                .updater(o.updater())
-                .weightInit(WeightInit.RELU)
-                .convolutionMode(ConvolutionMode.Same)
-                .cacheMode(CacheMode.DEVICE)
-                .graphBuilder()
-                .addInputs(FcnGraph.IMAGE, FcnGraph.BIAS);
+        ComputationGraphConfiguration.GraphBuilder b = o.graphBuilder();
         // conv0 reads the image: FullyConvolutionalScore takes the number of pixel features from it
         b.addLayer(FcnGraph.conv(0), new ConvolutionLayer.Builder(1, 1).nIn(numFeatures).nOut(width).hasBias(false)
                 .activation(Activation.IDENTITY).build(), FcnGraph.IMAGE);
