@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Random;
 import org.structlr.data.Dataset;
 import org.structlr.data.Example;
+import org.structlr.graph.FactorGraph;
+import org.structlr.graph.Grids;
 
 /** Small grid data sets for learning with region factors (RegionLayout). */
 final class RegionGrids {
@@ -29,6 +31,17 @@ final class RegionGrids {
         return out;
     }
 
+    /** The edges of an h x w grid as (from, to) pairs, in {@link Grids#grid}'s order (horizontal, then vertical). */
+    static int[] gridEdges(int h, int w) {
+        FactorGraph g = Grids.grid(h, w, 2, false);
+        int[] e = new int[2 * g.numEdges()];
+        for (int k = 0; k < g.numEdges(); k++) {
+            e[2 * k] = g.edgeFrom(k);
+            e[2 * k + 1] = g.edgeTo(k);
+        }
+        return e;
+    }
+
     /** One image with labels y, unary features [1, y + N(0, sigma^2)], grid edges (horizontal, then vertical) with feature [1]. */
     static Example image(int[] y, int h, int w, double sigma, Random rnd) {
         float[] x = new float[2 * y.length];
@@ -36,15 +49,8 @@ final class RegionGrids {
             x[2 * v] = 1f;
             x[2 * v + 1] = (float) (y[v] + sigma * rnd.nextGaussian());
         }
-        List<int[]> edges = new ArrayList<>();
-        for (int r = 0; r < h; r++) for (int c = 0; c + 1 < w; c++) edges.add(new int[] {r * w + c, r * w + c + 1});
-        for (int r = 0; r + 1 < h; r++) for (int c = 0; c < w; c++) edges.add(new int[] {r * w + c, (r + 1) * w + c});
-        int[] e = new int[2 * edges.size()];
-        for (int k = 0; k < edges.size(); k++) {
-            e[2 * k] = edges.get(k)[0];
-            e[2 * k + 1] = edges.get(k)[1];
-        }
-        float[] pf = new float[edges.size()];
+        int[] e = gridEdges(h, w);
+        float[] pf = new float[e.length / 2];
         java.util.Arrays.fill(pf, 1f);
         return Example.builder(x, 2, e, pf, 1).labels(y).numLabels(2).shape(h, w).build();
     }

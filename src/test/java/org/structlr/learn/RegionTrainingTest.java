@@ -77,15 +77,8 @@ class RegionTrainingTest {
     /** An image of h x w pixels, L labels, random labels and features (3 unary, 2 per edge). */
     static Example randomImage(int h, int w, int L, Random rnd) {
         int n = h * w;
-        List<int[]> edges = new ArrayList<>();
-        for (int r = 0; r < h; r++) for (int c = 0; c + 1 < w; c++) edges.add(new int[] {r * w + c, r * w + c + 1});
-        for (int r = 0; r + 1 < h; r++) for (int c = 0; c < w; c++) edges.add(new int[] {r * w + c, (r + 1) * w + c});
-        int[] e = new int[2 * edges.size()];
-        for (int k = 0; k < edges.size(); k++) {
-            e[2 * k] = edges.get(k)[0];
-            e[2 * k + 1] = edges.get(k)[1];
-        }
-        float[] u = new float[3 * n], p = new float[2 * edges.size()];
+        int[] e = RegionGrids.gridEdges(h, w);
+        float[] u = new float[3 * n], p = new float[e.length];
         for (int k = 0; k < u.length; k++) u[k] = k % 3 == 0 ? 1f : (float) rnd.nextGaussian();
         for (int k = 0; k < p.length; k++) p[k] = k % 2 == 0 ? 1f : (float) rnd.nextGaussian();
         int[] y = new int[n];
