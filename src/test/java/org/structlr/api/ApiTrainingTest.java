@@ -132,8 +132,8 @@ class ApiTrainingTest {
             for (int k = 0; k < x.size(); k++) assertEquals(x.get(k).objective(), y.get(k).objective(), 0.0, regions + ": objective of iteration " + (k + 1));
             CrfExample ex = data.test().get(0);
             assertArrayEquals(whole.predict(ex).marginals()[5], resumed.predict(ex).marginals()[5]);
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> regions
-                    ? CrfTrainer.resume(dir).regions("patches2x2").build() : CrfTrainer.resume(dir).classWeights("balanced").build());
+            CrfTrainer.Builder other = regions ? CrfTrainer.resume(dir).regions("patches2x2") : CrfTrainer.resume(dir).classWeights("balanced");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, other::build);
             assertTrue(e.getMessage().contains(regions ? "regions triplets, not patches2x2" : "class weights [1.0, 3.0], example weights 2 given, not"),
                     e.getMessage());
         }
