@@ -100,6 +100,9 @@ public final class UaiBench {
         VARIANTS.put("search", new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 20, true, true, 2000, 1));
         // the search, then restarts until the budget is spent (what infer --time-limit runs)
         VARIANTS.put("restarts", new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 20, true, true, 2000, 1, MapSearch.Settings.UNTIL_DEADLINE));
+        // with exact variable elimination (whole models that fit, elimination moves otherwise): infer's default, and with --time-limit
+        VARIANTS.put("eliminate", InferCommand.SEARCH);
+        VARIANTS.put("eliminate-restarts", InferCommand.SEARCH.withRestarts(MapSearch.Settings.UNTIL_DEADLINE));
     }
 
     static void run(Path models, Path listFile, Path out, String variant, double seconds) throws IOException {
