@@ -79,13 +79,18 @@ public final class ScoreFunctions {
 
     /** Checks a previous function handed to an oracle has the problem's number of classes. */
     public static void checkClasses(ScoreFunction previous, BiasedLogisticProblem p, String who) {
-        if (previous != null && previous.numClasses() != p.numClasses()) {
+        checkClasses(previous, p.numFeatures(), p.numClasses(), who);
+    }
+
+    /** As {@link #checkClasses(ScoreFunction, BiasedLogisticProblem, String)}, for rows of that many features and classes. */
+    public static void checkClasses(ScoreFunction previous, int numFeatures, int numClasses, String who) {
+        if (previous != null && previous.numClasses() != numClasses) {
             throw new IllegalArgumentException(who + ": previous function has " + previous.numClasses()
-                    + " classes, the problem " + p.numClasses());
+                    + " classes, the problem " + numClasses);
         }
-        if (previous != null && previous.numFeatures() >= 0 && previous.numFeatures() != p.numFeatures()) {
+        if (previous != null && previous.numFeatures() >= 0 && previous.numFeatures() != numFeatures) {
             throw new IllegalArgumentException(who + ": previous function expects " + previous.numFeatures()
-                    + " features, the problem has " + p.numFeatures());
+                    + " features, the problem has " + numFeatures);
         }
     }
 }

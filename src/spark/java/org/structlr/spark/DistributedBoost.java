@@ -17,6 +17,7 @@ import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.structlr.oracle.boost.BoostOracle;
+import org.structlr.oracle.boost.BoostRound;
 import org.structlr.oracle.boost.FeatureCuts;
 import org.structlr.oracle.ScoreFunction;
 import scala.Tuple2;
@@ -27,14 +28,18 @@ import scala.runtime.AbstractFunction1;
 /**
  * The boosted-trees fit on Spark, exactly the single-machine round distributed: one XGBoost worker
  * per training block, all in one Spark barrier stage, joined by XGBoost's own collective (the
- * tracker and {@link Communicator} of xgboost4j, what xgboost4j-spark uses inside). The driver
- * starts a tracker for the P workers and ships the ensemble so far; each worker computes its own
- * rows' gradients ({@link BoostOracle#boostPart}, the oracle's code), builds its DMatrix from its
- * rows binned by the bins of all rows ({@link #cuts}: one machine's bins), loads the ensemble and
- * boosts the one round; XGBoost all-reduces the gradient histograms, so every worker grows the
- * same trees, and the trees one machine grows up to the order of the histogram sums. The driver checks that every worker saw P
- * workers and returned the same booster, and hands it to {@link BoostOracle#finish}, which makes it
- * the function the single-machine oracle would return (same class, snapshots, saving).
+ * tracker and {@link Communicator} of xgboost4j, what xgboost4j-spark uses inside).
+ *
+ * <p>The round protocol: the driver ships a {@link Round} (the ensemble so far, {@link BoostRound#ship};
+ * the oracle's round settings with one XGBoost thread per worker; the bins of all rows, {@link #cuts}:
+ * one machine's bins, made at a run's first fit of each factor type and kept in its {@link Bins})
+ * and starts a tracker for the P workers; each worker runs the oracle's round on its own rows
+ * ({@link BoostRound#boostShipped}: its rows' gradients, its DMatrix binned by the shared bins, the
+ * ensemble loaded from the bytes, one round boosted); XGBoost all-reduces the gradient histograms, so
+ * every worker grows the same trees, and the trees one machine grows up to the order of the histogram
+ * sums. The driver checks that every worker saw P workers and returned the same booster
+ * ({@link #agreed}), and hands it to {@link BoostRound#adopt}, which makes it the function the
+ * single-machine oracle would return (same class, snapshots, saving).
  *
  * <p>Why a shuffle first: a barrier stage must run every partition of its RDD at once, and the
  * blocks RDD also holds the test blocks (twice the task slots of local[2]); the training blocks'
@@ -63,7 +68,27 @@ final class DistributedBoost {
 
     private DistributedBoost() {}
 
-    static ScoreFunction fit(BoostOracle oracle, JavaRDD<Block> blocks, int type, int classes, int featureDim, ScoreFunction previous) {
+    /** What the driver ships to every worker of a round: the ensemble so far, the oracle's round settings, the bins of all the rows. */
+    record Round(BoostRound.Shipped ensemble, BoostRound.Settings settings, FeatureCuts cuts) implements Serializable {}
+
+    /**
+     * The bins of a run's boosted fits, per factor type ({@code type} of {@link DistributedFits#fit}):
+     * computed at the type's first fit (a pass over every worker's rows), the same ones afterwards, as
+     * the features do not change between fits. One per learning run (one set of rows).
+     */
+    static final class Bins {
+        private final Map<Integer, FeatureCuts> byType = new HashMap<>();
+
+        synchronized FeatureCuts of(int type, int numFeatures, java.util.function.Supplier<FeatureCuts> compute) {
+            FeatureCuts cuts = byType.computeIfAbsent(type, t -> compute.get());
+            if (cuts.numFeatures() != numFeatures) {
+                throw new IllegalStateException("boost on Spark: factor type " + type + "'s rows had " + cuts.numFeatures() + " features, now " + numFeatures);
+            }
+            return cuts;
+        }
+    }
+
+    static ScoreFunction fit(BoostOracle oracle, Bins bins, JavaRDD<Block> blocks, int type, int classes, int featureDim, ScoreFunction previous) {
         JavaRDD<Block> train = blocks.filter(b -> !b.test);
         int workers = (int) train.count();   // training blocks are 0..workers-1 (Layout puts them first)
         int slots = blocks.context().defaultParallelism();
@@ -81,8 +106,9 @@ final class DistributedBoost {
                 .partitionBy(new HashPartitioner(workers))   // key k < workers goes to partition k
                 .values().persist(StorageLevel.MEMORY_AND_DISK());   // read by the barrier stage (and the first fit's cuts)
         try {
-            BoostOracle.Round round = oracle.start(previous, featureDim, classes, 1, oracle.distributedCuts(featureDim, () -> cuts(rows, featureDim)));
-            return oracle.finish(round, previous, agreed(run(rows.rdd(), round, workers, host, timeout), workers));
+            Round round = new Round(BoostRound.ship(previous, featureDim, classes), oracle.roundSettings(1),
+                    bins.of(type, featureDim, () -> cuts(rows, featureDim)));
+            return BoostRound.adopt(previous, round.ensemble(), agreed(run(rows.rdd(), round, workers, host, timeout), workers));
         } finally {
             rows.unpersist(false);
         }
@@ -115,7 +141,7 @@ final class DistributedBoost {
     }
 
     /** The barrier job, each run with a new tracker on the driver; rerun up to {@value #ATTEMPTS} times in all. */
-    private static List<Boosted> run(RDD<DistributedFits.Rows> rows, BoostOracle.Round round, int workers, String host, int timeout) {
+    private static List<Boosted> run(RDD<DistributedFits.Rows> rows, Round round, int workers, String host, int timeout) {
         ClassTag<Boosted> tag = ClassTag$.MODULE$.apply(Boosted.class);
         for (int attempt = 1; ; attempt++) {
             RabitTracker tracker = null;
@@ -162,11 +188,11 @@ final class DistributedBoost {
     /** The barrier task: joins the collective, boosts one round on the partition's rows, leaves the collective. */
     static final class Worker extends AbstractFunction1<scala.collection.Iterator<DistributedFits.Rows>, scala.collection.Iterator<Boosted>>
             implements Serializable {
-        private final BoostOracle.Round round;
+        private final Round round;
         private final int workers;
         private final Map<String, Object> trackerArgs;
 
-        Worker(BoostOracle.Round round, int workers, Map<String, Object> trackerArgs) {
+        Worker(Round round, int workers, Map<String, Object> trackerArgs) {
             this.round = round;
             this.workers = workers;
             this.trackerArgs = trackerArgs;
@@ -194,7 +220,7 @@ final class DistributedBoost {
                 Communicator.init(args);
                 try {
                     int world = Communicator.getWorldSize();
-                    byte[] boosted = BoostOracle.boostPart(round, x, y, bias, DistributedBoost::sumOverWorkers);
+                    byte[] boosted = BoostRound.boostShipped(round.ensemble(), round.settings(), round.cuts(), x, y, bias, DistributedBoost::sumOverWorkers);
                     return scala.collection.JavaConverters.asScalaIterator(
                             Collections.singletonList(new Boosted(Communicator.getRank(), world, boosted)).iterator());
                 } finally {

@@ -41,14 +41,16 @@ import org.structlr.oracle.ZeroScore;
 final class DistributedFits {
     private DistributedFits() {}
 
-    static ScoreFunction fit(Oracle oracle, JavaRDD<Block> blocks, int type, int classes, int featureDim, ScoreFunction previous) {
+    /** {@code boostBins}: the run's bins of boosted fits ({@link DistributedBoost.Bins}), one per learning run. */
+    static ScoreFunction fit(Oracle oracle, DistributedBoost.Bins boostBins, JavaRDD<Block> blocks, int type, int classes, int featureDim,
+                             ScoreFunction previous) {
         if (oracle instanceof ZeroOracle) return new ZeroScore(classes);
         if (oracle instanceof LinearOracle linear) return fitLinear(linear, blocks, type, classes, featureDim, previous);
         if (oracle instanceof ConstantOracle constant) return fitConstant(constant, blocks, type, classes, previous);
         if (oracle instanceof AveragedNetworkOracle net) return fitAveraged(net, blocks, type, classes, featureDim, previous);
         if (oracle instanceof FcnOracle fcn) return FcnFits.fit(new FcnDataParallel(fcn), blocks, type, classes, previous);
         if (oracle instanceof BoostOracle boost && !blocks.context().getConf().getBoolean(BOOST_ON_DRIVER, false)) {
-            return DistributedBoost.fit(boost, blocks, type, classes, featureDim, previous);
+            return DistributedBoost.fit(boost, boostBins, blocks, type, classes, featureDim, previous);
         }
         return oracle.fit(gather(blocks, type, classes), previous);
     }

@@ -64,6 +64,8 @@ final class PartitionStates implements ExampleStates {
     private int biases = NONE;
     private static final int NONE = -2, PAIR = 0;
     private JavaRDD<BatchStates.Snapshot> lastCut;   // the states of the latest cut on the executors (its files go at the next)
+    /** The bins of this run's boosted fits (made by each factor type's first fit). */
+    private final DistributedBoost.Bins boostBins = new DistributedBoost.Bins();
 
     /**
      * @param data               the examples in the executors, laid out in blocks
@@ -267,7 +269,7 @@ final class PartitionStates implements ExampleStates {
             biases = phase;
         }
         boolean unary = type == Functions.UNARY;
-        return DistributedFits.fit(oracle, blocks, type, unary ? L : L * L, unary ? unaryDim : pairDim, previous);
+        return DistributedFits.fit(oracle, boostBins, blocks, type, unary ? L : L * L, unary ? unaryDim : pairDim, previous);
     }
 
     @Override

@@ -1,24 +1,16 @@
 package org.structlr.oracle.boost;
 
-import org.structlr.oracle.BiasedLogisticLoss;
 import org.structlr.oracle.BiasedLogisticProblem;
-import org.structlr.oracle.RowTargets;
 import org.structlr.oracle.Oracle;
 import org.structlr.oracle.ScoreFunction;
-import org.structlr.oracle.ScoreFunctions;
-import org.structlr.oracle.ZeroScore;
 
 import java.lang.ref.WeakReference;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import ml.dmlc.xgboost4j.java.Booster;
 import ml.dmlc.xgboost4j.java.DMatrix;
-import ml.dmlc.xgboost4j.java.XGBoost;
 import ml.dmlc.xgboost4j.java.XGBoostError;
-import ml.dmlc.xgboost4j.java.XGBoostJNI;
 import org.nd4j.linalg.api.ndarray.INDArray;
 
 /**
@@ -26,8 +18,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * fitted to the biased logistic loss at the current ensemble.
  *
  * <p>Per fit, with m the ensemble's margin on the training rows (the booster's own prediction
- * cache), z = m + b and p = softmax(z), the custom gradient and Hessian handed to
- * {@code booster.boost(dmatrix, round, grad, hess)} are
+ * cache), z = m + b and p = softmax(z), {@link BoostRound} hands XGBoost the custom gradient and Hessian
  * <pre>
  *   grad_nc = p_nc - [y_n = c]          hess_nc = max(s * p_nc (1 - p_nc), 1e-16)
  * </pre>
@@ -55,9 +46,8 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * the cached native matrices; boosters are freed by xgboost4j when their last snapshot is collected.
  * Not thread-safe.
  *
- * <p>The same round also runs distributed ({@link #start}, {@link #boostPart} on every worker of
- * XGBoost's collective, {@link #finish}; the Spark learner's route): same gradients and settings,
- * the rows split over workers whose histograms XGBoost all-reduces.
+ * <p>The round itself (gradients, XGBoost's settings, growing the trees) is {@link BoostRound}'s,
+ * which a distributed fit runs on every worker (the Spark learner's route).
  */
 public final class BoostOracle implements Oracle, AutoCloseable {
 
@@ -104,8 +94,6 @@ public final class BoostOracle implements Oracle, AutoCloseable {
     private final Hessian hessian;
     private final long seed;
     private final LinkedHashMap<Long, CachedMatrix> cache = new LinkedHashMap<>(8, 0.75f, true);
-    /** The bins of the rows of this oracle's distributed rounds, made by the first of them (the features stay fixed for a run). */
-    private FeatureCuts distributedCuts;
 
     private static final class CachedMatrix {
         final DMatrix dmatrix;
@@ -141,234 +129,30 @@ public final class BoostOracle implements Oracle, AutoCloseable {
         return hessian;
     }
 
-    private Map<String, Object> params(int numClasses) {
-        return params(numClasses, nthread, seed);
-    }
-
-    /** XGBoost's settings for one round (the class comment's list); min_child_weight is set per round. */
-    static Map<String, Object> params(int numClasses, int nthread, long seed) {
-        Map<String, Object> m = new HashMap<>();
-        m.put("objective", "multi:softprob");   // only fixes the output width; gradients are ours
-        m.put("num_class", numClasses);
-        m.put("base_score", 0.0);
-        m.put("eta", ETA);
-        m.put("lambda", 0.0);
-        m.put("alpha", 0.0);
-        m.put("gamma", 0.0);
-        m.put("max_depth", MAX_DEPTH);
-        m.put("max_delta_step", MAX_DELTA_STEP);
-        m.put("min_child_weight", 0.0);
-        m.put("tree_method", "hist");
-        m.put("max_bin", 256);
-        m.put("subsample", 1.0);
-        m.put("nthread", nthread);
-        m.put("seed", seed);
-        m.put("verbosity", 0);
-        m.put("disable_default_eval_metric", 1);
-        return m;
-    }
-
     /**
-     * The settings of one round, with min_child_weight = {@value #MIN_LEAF_FRACTION} * min over classes
-     * of the Hessian sums {@code hsum} (over every training row). Set before every round: a saved or
-     * shipped model keeps only the trees and the learner's shape, so a loaded booster would
-     * otherwise train with XGBoost's defaults.
+     * This oracle's round settings (seed, Hessian) with {@code nthread} XGBoost threads: a distributed
+     * round's workers run the round as this oracle does, each with its own thread count.
      */
-    static Map<String, Object> roundParams(int numClasses, int nthread, long seed, double[] hsum) {
-        double minH = Double.POSITIVE_INFINITY;
-        for (double h : hsum) minH = Math.min(minH, h);
-        Map<String, Object> params = params(numClasses, nthread, seed);
-        params.put("min_child_weight", MIN_LEAF_FRACTION * minH);
-        return params;
-    }
-
-    /** One round's custom gradient and Hessian (n x C, row-major) and the Hessian's per-class sums over the rows. */
-    record Gradients(float[] grad, float[] hess, double[] hessianSums) {}
-
-    /**
-     * grad_nc = p_nc - [y_n = c] (the residual of {@link BiasedLogisticLoss#row}; W_n p_nc - T_nc for
-     * weighted or soft targets), hess_nc = max(factor * W_n p_nc (1 - p_nc), 1e-16) with
-     * p_n = softmax(m_n + b_n), m the ensemble's margins ({@code null}: all zero, before the first
-     * round), b the bias (n x C, row-major), W_n the row's weight.
-     */
-    static Gradients gradients(float[][] margin, double[] b, RowTargets t, double factor) {
-        int n = t.numRows(), c = t.numClasses();
-        float[] grad = new float[n * c];
-        float[] hess = new float[n * c];
-        double[] hsum = new double[c];
-        double[] z = new double[c], p = new double[c], r = new double[c];
-        for (int i = 0; i < n; i++) {
-            int o = i * c;
-            for (int k = 0; k < c; k++) z[k] = (margin == null ? 0 : margin[i][k]) + b[o + k];
-            BiasedLogisticLoss.row(t, i, z, 0, p, r);
-            double w = factor * t.weight(i);
-            for (int k = 0; k < c; k++) {
-                double h = Math.max(w * p[k] * (1 - p[k]), 1e-16);
-                grad[o + k] = (float) r[k];
-                hess[o + k] = (float) h;
-                hsum[k] += h;
-            }
-        }
-        return new Gradients(grad, hess, hsum);
-    }
-
-    /** The ensemble a fit continues: a new one after nothing or a zero function, else the previous function's (its latest snapshot only). */
-    private static BoostScore.Ensemble ensembleToContinue(ScoreFunction previous, int numFeatures, int numClasses) {
-        if (previous == null || previous instanceof ZeroScore) return new BoostScore.Ensemble(numFeatures, numClasses);
-        if (previous instanceof BoostScore bs) {
-            BoostScore.Ensemble ens = bs.ensemble();
-            synchronized (ens) {
-                if (bs.rounds() != ens.rounds) {
-                    throw new IllegalStateException("boost oracle: only the latest function of a boosting run can be continued"
-                            + " (given " + bs.rounds() + " rounds, the run has " + ens.rounds + ")");
-                }
-            }
-            return ens;
-        }
-        throw new IllegalArgumentException("boost oracle: cannot continue from a " + previous.kind() + " function");
+    public BoostRound.Settings roundSettings(int nthread) {
+        return new BoostRound.Settings(nthread, seed, hessian.factor);
     }
 
     @Override
     public ScoreFunction fit(BiasedLogisticProblem p, ScoreFunction previous) {
-        ScoreFunctions.checkClasses(previous, p, "boost oracle");
-        int n = p.numRows();
         int c = p.numClasses();
-        BoostScore.Ensemble ens = ensembleToContinue(previous, p.numFeatures(), c);
+        BoostScore.Ensemble ens = BoostScore.Ensemble.continuing(previous, p.numFeatures(), c, "boost oracle");
+        BoostRound.Settings settings = roundSettings(nthread);
         try {
             DMatrix dm = matrixFor(p);
             synchronized (ens) {
-                if (ens.booster == null) {
-                    ens.booster = XGBoost.train(dm, params(c), 0, new HashMap<>(), null, null);
-                }
-                Booster booster = ens.booster;
-                float[][] margin = ens.rounds == 0 ? null : booster.predict(dm, true, 0);
-                if (margin != null && (margin.length != n || margin[0].length != c)) {
-                    throw new IllegalStateException("boost oracle: XGBoost margin has the wrong shape");
-                }
-                Gradients g = gradients(margin, BiasedLogisticProblem.flatDouble(p.bias()), p.targets(), hessian.factor);
-                booster.setParams(roundParams(c, nthread, seed, g.hessianSums()));
-                booster.boost(dm, ens.rounds, g.grad(), g.hess());
+                if (ens.booster == null) ens.booster = BoostRound.newBooster(dm, c, settings);
+                BoostRound.boost(ens.booster, ens.rounds, dm, BiasedLogisticProblem.flatDouble(p.bias()), p.targets(), settings, h -> h);
                 ens.rounds++;
                 return new BoostScore(ens, ens.rounds);
             }
         } catch (XGBoostError e) {
             throw new IllegalStateException("boost oracle: XGBoost failed: " + e.getMessage(), e);
         }
-    }
-
-    // ---- the same round, distributed: every worker holds some of the rows (used by the Spark learner) ----
-
-    /**
-     * What the workers of a distributed round need: the ensemble so far (XGBoost's UBJSON bytes, null
-     * before the first round), its round count, the shape and the oracle's settings. {@code nthread}
-     * is per worker.
-     */
-    public record Round(byte[] booster, int rounds, int numFeatures, int numClasses, int nthread, long seed, double hessianFactor,
-            FeatureCuts cuts) implements java.io.Serializable {}
-
-    /**
-     * The start of a distributed fit continuing {@code previous} (checked as {@link #fit} checks it):
-     * the ensemble's bytes, to be boosted by {@link #boostPart} on every worker and taken back by
-     * {@link #finish}. {@code nthread} is each worker's XGBoost thread count; {@code cuts} are the bins
-     * of all the workers' rows ({@link FeatureCuts#fromSample} of their pooled samples).
-     */
-    public Round start(ScoreFunction previous, int numFeatures, int numClasses, int nthread, FeatureCuts cuts) {
-        if (cuts.numFeatures() != numFeatures) {
-            throw new IllegalArgumentException("boost oracle: cuts for " + cuts.numFeatures() + " features, the rows have " + numFeatures);
-        }
-        if (previous != null && previous.numClasses() != numClasses) {
-            throw new IllegalArgumentException("boost oracle: previous function has " + previous.numClasses() + " classes, the rows have " + numClasses);
-        }
-        if (previous != null && previous.numFeatures() >= 0 && previous.numFeatures() != numFeatures) {
-            throw new IllegalArgumentException("boost oracle: previous function expects " + previous.numFeatures() + " features, the rows have " + numFeatures);
-        }
-        BoostScore.Ensemble ens = ensembleToContinue(previous, numFeatures, numClasses);
-        synchronized (ens) {
-            try {
-                byte[] bytes = ens.booster == null ? null : ens.booster.toByteArray("ubj");
-                return new Round(bytes, ens.rounds, numFeatures, numClasses, nthread, seed, hessian.factor, cuts);
-            } catch (XGBoostError e) {
-                throw new IllegalStateException("boost oracle: XGBoost could not serialise the ensemble: " + e.getMessage(), e);
-            }
-        }
-    }
-
-    /**
-     * One worker's part of a distributed round, with XGBoost's collective (Communicator) already
-     * initialised on this thread for all the round's workers; every worker calls it exactly once.
-     * Its rows ({@code x} [n, D] row-major, labels, {@code bias} [n, C] row-major; n may be 0) get
-     * the gradients {@link #fit} computes; {@code sumOverWorkers} returns the element-wise sum of every
-     * worker's array (the per-class Hessian sums, for min_child_weight; the same doubles on every
-     * worker); XGBoost all-reduces the sketches and histograms, so every worker grows the same trees.
-     * Returns the booster after the round (UBJSON). Frees its native matrix and booster.
-     */
-    public static byte[] boostPart(Round r, float[] x, int[] y, float[] bias, java.util.function.UnaryOperator<double[]> sumOverWorkers)
-            throws XGBoostError {
-        int n = y.length, c = r.numClasses();
-        DMatrix dm = zeroMarginMatrix(r.cuts().bin(x, n, r.numFeatures()), n, r.numFeatures(), c);
-        Booster booster = null;
-        try {
-            float[] labels = new float[n];
-            for (int i = 0; i < n; i++) labels[i] = y[i];
-            dm.setLabel(labels);
-            booster = r.booster() == null ? XGBoost.train(dm, params(c, r.nthread(), r.seed()), 0, new HashMap<>(), null, null)
-                    : XGBoost.loadModel(r.booster());
-            float[][] margin = r.rounds() == 0 ? null : booster.predict(dm, true, 0);
-            if (margin != null && n > 0 && (margin.length != n || margin[0].length != c)) {
-                throw new XGBoostError("boost oracle: XGBoost margin has the wrong shape");
-            }
-            double[] b = new double[bias.length];
-            for (int k = 0; k < b.length; k++) b[k] = bias[k];
-            Gradients g = gradients(margin, b, RowTargets.labels(y, c), r.hessianFactor());
-            booster.setParams(roundParams(c, r.nthread(), r.seed(), sumOverWorkers.apply(g.hessianSums())));
-            booster.boost(dm, r.rounds(), g.grad(), g.hess());
-            return booster.toByteArray("ubj");
-        } catch (java.io.IOException e) {
-            throw new XGBoostError("boost oracle: cannot read the shipped ensemble: " + e.getMessage(), e);
-        } finally {
-            if (booster != null) booster.dispose();
-            dm.dispose();
-        }
-    }
-
-    /**
-     * The function after a distributed round: {@code boosted} (the workers' booster, one round more
-     * than {@code r}) becomes the ensemble {@code previous} belongs to, exactly what {@link #fit}
-     * returns (the same class, snapshots and round count).
-     */
-    public ScoreFunction finish(Round r, ScoreFunction previous, byte[] boosted) {
-        BoostScore.Ensemble ens = ensembleToContinue(previous, r.numFeatures(), r.numClasses());
-        synchronized (ens) {
-            if (ens.rounds != r.rounds()) throw new IllegalStateException("boost oracle: the ensemble moved on during a distributed round");
-            try {
-                Booster next = XGBoost.loadModel(boosted);
-                if (next.getNumBoostedRound() != r.rounds() + 1) {
-                    next.dispose();
-                    throw new IllegalStateException("boost oracle: the workers returned " + next.getNumBoostedRound()
-                            + " rounds, expected " + (r.rounds() + 1));
-                }
-                Booster old = ens.booster;
-                ens.booster = next;
-                ens.rounds++;
-                if (old != null) old.dispose();   // earlier snapshots read the same first rounds from the new booster
-                return new BoostScore(ens, ens.rounds);
-            } catch (XGBoostError | java.io.IOException e) {
-                throw new IllegalStateException("boost oracle: XGBoost could not load the workers' ensemble: " + e.getMessage(), e);
-            }
-        }
-    }
-
-    /**
-     * The bins of a distributed run's rows: computed by {@code compute} at the first call (on Spark a
-     * pass over every worker's rows), the same ones afterwards, as the features do not change
-     * between fits. An oracle serves one learning run (one set of rows).
-     */
-    public synchronized FeatureCuts distributedCuts(int numFeatures, java.util.function.Supplier<FeatureCuts> compute) {
-        if (distributedCuts == null) distributedCuts = compute.get();
-        if (distributedCuts.numFeatures() != numFeatures) {
-            throw new IllegalStateException("boost oracle: its distributed rows had " + distributedCuts.numFeatures() + " features, now " + numFeatures);
-        }
-        return distributedCuts;
     }
 
     /** The cached DMatrix for the problem's features, binned by their {@link FeatureCuts} (zero base margin, labels set), building it if new. */
@@ -385,35 +169,13 @@ public final class BoostOracle implements Oracle, AutoCloseable {
             return hit.dmatrix;
         }
         float[] binned = FeatureCuts.of(flat, p.numRows(), p.numFeatures()).bin(flat, p.numRows(), p.numFeatures());
-        DMatrix dm = zeroMarginMatrix(binned, p.numRows(), p.numFeatures(), p.numClasses());
-        float[] labels = new float[p.numRows()];
-        for (int i = 0; i < labels.length; i++) labels[i] = p.labels()[i];
-        try {
-            dm.setLabel(labels);
-        } catch (XGBoostError e) {
-            dm.dispose();
-            throw e;
-        }
+        DMatrix dm = BoostRound.matrix(binned, p.numRows(), p.numFeatures(), p.numClasses(), p.labels());
         if (hit != null) cache.remove(key).dmatrix.dispose();   // hash collision with another shape
         cache.put(key, new CachedMatrix(dm, x.size(0), x.size(1), x));
         while (cache.size() > CACHE_SIZE) {
             Iterator<Map.Entry<Long, CachedMatrix>> it = cache.entrySet().iterator();
             it.next().getValue().dmatrix.dispose();
             it.remove();
-        }
-        return dm;
-    }
-
-    /**
-     * A DMatrix of row-major {@code flat [n, d]} whose base margin is n x C zeros, set through
-     * {@code XGDMatrixSetFloatInfo} (the Java setters refuse multi-class margins), return code checked.
-     */
-    static DMatrix zeroMarginMatrix(float[] flat, int n, int d, int numClasses) throws XGBoostError {
-        DMatrix dm = new DMatrix(flat, n, d, Float.NaN);
-        int rc = XGBoostJNI.XGDMatrixSetFloatInfo(dm.getHandle(), "base_margin", new float[n * numClasses]);
-        if (rc != 0) {
-            dm.dispose();
-            throw new XGBoostError(XGBoostJNI.XGBGetLastError());
         }
         return dm;
     }

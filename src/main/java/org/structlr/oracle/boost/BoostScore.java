@@ -3,6 +3,7 @@ package org.structlr.oracle.boost;
 import org.structlr.oracle.BiasedLogisticProblem;
 import org.structlr.oracle.ScoreFunction;
 import org.structlr.oracle.ScoreFunctions;
+import org.structlr.oracle.ZeroScore;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,6 +15,7 @@ import ml.dmlc.xgboost4j.java.Booster;
 import ml.dmlc.xgboost4j.java.DMatrix;
 import ml.dmlc.xgboost4j.java.XGBoost;
 import ml.dmlc.xgboost4j.java.XGBoostError;
+import ml.dmlc.xgboost4j.java.XGBoostJNI;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
@@ -47,6 +49,42 @@ public final class BoostScore implements ScoreFunction {
             this.numFeatures = numFeatures;
             this.numClasses = numClasses;
         }
+
+        /**
+         * The ensemble a fit continuing {@code previous} adds its round to: a new one after nothing or
+         * a zero function, else the previous function's (its latest snapshot only). {@code who} names
+         * the caller in errors.
+         */
+        static Ensemble continuing(ScoreFunction previous, int numFeatures, int numClasses, String who) {
+            ScoreFunctions.checkClasses(previous, numFeatures, numClasses, who);
+            if (previous == null || previous instanceof ZeroScore) return new Ensemble(numFeatures, numClasses);
+            if (previous instanceof BoostScore bs) {
+                Ensemble ens = bs.ensemble;
+                synchronized (ens) {
+                    if (bs.rounds != ens.rounds) {
+                        throw new IllegalStateException(who + ": only the latest function of a boosting run can be continued"
+                                + " (given " + bs.rounds + " rounds, the run has " + ens.rounds + ")");
+                    }
+                }
+                return ens;
+            }
+            throw new IllegalArgumentException(who + ": cannot continue from a " + previous.kind() + " function");
+        }
+    }
+
+    /**
+     * A DMatrix of row-major {@code flat [n, d]} whose base margin is n x C zeros, so that margins are
+     * exactly sums of leaves; set through {@code XGDMatrixSetFloatInfo} (the Java setters refuse
+     * multi-class margins), return code checked.
+     */
+    static DMatrix zeroMarginMatrix(float[] flat, int n, int d, int numClasses) throws XGBoostError {
+        DMatrix dm = new DMatrix(flat, n, d, Float.NaN);
+        int rc = XGBoostJNI.XGDMatrixSetFloatInfo(dm.getHandle(), "base_margin", new float[n * numClasses]);
+        if (rc != 0) {
+            dm.dispose();
+            throw new XGBoostError(XGBoostJNI.XGBGetLastError());
+        }
+        return dm;
     }
 
     private final Ensemble ensemble;
@@ -55,10 +93,6 @@ public final class BoostScore implements ScoreFunction {
     BoostScore(Ensemble ensemble, int rounds) {
         this.ensemble = ensemble;
         this.rounds = rounds;
-    }
-
-    Ensemble ensemble() {
-        return ensemble;
     }
 
     /** Number of boosting rounds (one tree per class each) in this function. */
@@ -101,7 +135,7 @@ public final class BoostScore implements ScoreFunction {
         synchronized (ensemble) {
             DMatrix dm = null;
             try {
-                dm = BoostOracle.zeroMarginMatrix(BiasedLogisticProblem.flatFloat(features), n, ensemble.numFeatures, c);
+                dm = zeroMarginMatrix(BiasedLogisticProblem.flatFloat(features), n, ensemble.numFeatures, c);
                 margins = ensemble.booster.predict(dm, true, rounds);
             } catch (XGBoostError e) {
                 throw new IllegalStateException("boost score: XGBoost prediction failed: " + e.getMessage(), e);

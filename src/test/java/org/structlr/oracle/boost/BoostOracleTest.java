@@ -151,31 +151,4 @@ class BoostOracleTest {
             assertTrue(TestProblems.maxAbsDiff(c1.scores(p.features()), c2.scores(p.features())) < 1e-6);
         }
     }
-
-    /** The custom gradients of a weighted row are the summed gradients of its copies, and so are the per-class Hessian sums. */
-    @Test
-    void weightedGradientsAreThoseOfRepeatedRows() {
-        BiasedLogisticProblem p = TestProblems.random(60, 2, 3, 1.0, 29, DataType.DOUBLE);
-        int[] times = new int[p.numRows()];
-        java.util.Random r = new java.util.Random(31);
-        for (int i = 0; i < times.length; i++) times[i] = 1 + r.nextInt(3);
-        BiasedLogisticProblem repeated = TestProblems.repeat(p, times);
-        float[][] margin = new float[p.numRows()][3];
-        float[][] repeatedMargin = new float[repeated.numRows()][];
-        for (int i = 0, o = 0; i < p.numRows(); i++) {
-            for (int k = 0; k < 3; k++) margin[i][k] = (float) r.nextGaussian();
-            for (int t = 0; t < times[i]; t++) repeatedMargin[o++] = margin[i];
-        }
-        org.structlr.oracle.RowTargets weighted = p.targets().withWeights(java.util.Arrays.stream(times).asDoubleStream().toArray());
-        BoostOracle.Gradients w = BoostOracle.gradients(margin, BiasedLogisticProblem.flatDouble(p.bias()), weighted, 1.0);
-        BoostOracle.Gradients d = BoostOracle.gradients(repeatedMargin, BiasedLogisticProblem.flatDouble(repeated.bias()), repeated.targets(), 1.0);
-        for (int i = 0, o = 0; i < p.numRows(); i++) {
-            for (int k = 0; k < 3; k++) {
-                assertEquals(times[i] * d.grad()[o * 3 + k], w.grad()[i * 3 + k], 1e-6, "grad row " + i);
-                assertEquals(times[i] * d.hess()[o * 3 + k], w.hess()[i * 3 + k], 1e-6, "hess row " + i);
-            }
-            o += times[i];
-        }
-        for (int k = 0; k < 3; k++) assertEquals(d.hessianSums()[k], w.hessianSums()[k], 1e-9);
-    }
 }
