@@ -88,11 +88,8 @@ public final class CrfTrainer {
         if (valEvery < 0) throw new IllegalArgumentException("validation every " + valEvery + " iterations: need at least 0");
         if (patience < 0) throw new IllegalArgumentException("patience must be at least 0, got " + patience);
         if (valSweeps < 1) throw new IllegalArgumentException("validation sweeps must be at least 1, got " + valSweeps);
-        if (weights.any() && (from != null || checkpointDir != null)) {
-            throw new IllegalArgumentException("class and example weights do not work with checkpoints yet (checkpoints do not record the weights)");
-        }
-        if (from != null) checkResumable(from);
         this.regions = RegionLayout.of(b.regions);
+        if (from != null) checkResumable(from);
     }
 
     /** Settings with the paper's defaults ({@link Builder}). */
@@ -127,6 +124,11 @@ public final class CrfTrainer {
         b.engine = s.engine().label();
         b.voidForm = s.voidForm();
         b.threads = cp.threads();
+        b.regions = cp.regions().label();
+        Object c = cp.weights().given().get("classWeights");
+        b.classWeights = c == null ? null : c instanceof List<?> l ? String.join(",", l.stream().map(String::valueOf).toList()) : c.toString();
+        Object e = cp.weights().given().get("exampleWeights");
+        b.exampleWeights = e == null ? null : ((List<?>) e).stream().mapToDouble(x -> (Double) x).toArray();
         b.from = cp;
         return b;
     }
@@ -147,6 +149,8 @@ public final class CrfTrainer {
         if (!pairwise.equals(cp.pair())) differ.add("pairwise " + cp.pair() + ", not " + pairwise);
         LearnSettings theirs = cp.settings().withIterations(settings.iterations());
         if (!settings.equals(theirs)) differ.add("settings " + theirs + ", not " + settings);
+        if (regions != cp.regions()) differ.add("regions " + cp.regions().label() + ", not " + regions.label());
+        if (!weights.equals(cp.weights())) differ.add(cp.weights() + ", not " + weights);
         if (!differ.isEmpty()) {
             throw new IllegalArgumentException("the checkpoint was trained with " + String.join("; ", differ)
                     + ": resume it with only iterations, threads, listener or checkpoint changed, or start a new run");

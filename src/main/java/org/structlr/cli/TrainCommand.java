@@ -178,19 +178,16 @@ final class TrainCommand implements Callable<Integer> {
         checkRegionOptions(from, cluster);
         int threads = common.apply();
         Training.Outcome out;
-        boolean weighted = classWeights != null || exampleWeights != null;
+        boolean weighted = classWeights != null || exampleWeights != null || (from != null && from.weights().any());
         if (weighted && cluster != null) {
-            throw new BadInputException("options '--class-weights' and '--example-weights' do not work with --spark yet (train without --spark)");
-        }
-        if (weighted && (from != null || checkpoint != null)) {
-            throw new BadInputException("options '--class-weights' and '--example-weights' do not work with --checkpoint/--resume yet"
-                    + " (checkpoints do not record the weights)");
+            throw new BadInputException("options '--class-weights' and '--example-weights' do not work with --spark yet (train without --spark"
+                    + (classWeights == null && exampleWeights == null ? "; the checkpoint " + resume + " was trained with them" : "") + ")");
         }
         if (cluster == null || !executorsRead()) {
             Dataset ds = Dataset.load(data.staged("--data"));
             reportData = ds;
             Training.checkApplicable(ds, unary, pairwise);
-            RowWeights weights = weights(ds);
+            RowWeights weights = weights(ds, from);
             String hash = DataHashes.dataHash(ds);
             // the examples hash only where a checkpoint may be resumed on Spark (which cannot compute the data hash)
             String examplesHash = from != null || checkpoint != null ? DataHashes.examplesHash(ds) : null;
@@ -235,12 +232,11 @@ final class TrainCommand implements Callable<Integer> {
         return Main.EXIT_OK;
     }
 
-    /** What region factors do not do yet, refused before any work: Spark, checkpoints and resuming, validation. */
+    /** What region factors do not do yet, refused before any work: Spark, validation. */
     private void checkRegionOptions(Checkpoint from, ClusterTraining cluster) {
         if (regions == org.structlr.model.RegionLayout.NONE) return;
         String r = "option '--regions " + regions.label() + "'";
         if (cluster != null) throw new BadInputException(r + " does not work with --spark yet (train without --spark)");
-        if (from != null || checkpoint != null) throw new BadInputException(r + " does not work with --checkpoint/--resume yet");
         if (valEvery > 0) throw new BadInputException(r + " does not work with --val-every yet");
     }
 
@@ -313,8 +309,21 @@ final class TrainCommand implements Callable<Integer> {
         throw new BadInputException(READ_DATA + ": '" + v + "' is neither 'executors' nor 'driver'");
     }
 
-    /** The class and example weights of the options ({@link RowWeights#NONE} without them). */
-    private RowWeights weights(Dataset ds) {
+    /**
+     * The class and example weights of the options ({@link RowWeights#NONE} without them); resuming, the
+     * checkpoint's, which options given must equal (other weights would silently change the run).
+     */
+    private RowWeights weights(Dataset ds, Checkpoint from) {
+        RowWeights given = optionWeights(ds);
+        if (from == null || (classWeights == null && exampleWeights == null)) return from == null ? given : from.weights();
+        if (!given.equals(from.weights())) {
+            throw new BadInputException(resume + ": the checkpoint was trained with " + from.weights() + ", not " + given
+                    + "; resume it without --class-weights/--example-weights (it keeps its own) or start a new run");
+        }
+        return given;
+    }
+
+    private RowWeights optionWeights(Dataset ds) {
         RowWeights w;
         try {
             w = RowWeights.classes(classWeights);
@@ -387,6 +396,7 @@ final class TrainCommand implements Callable<Integer> {
         schedule.schedule = agree("--schedule", schedule.schedule, s.schedule());
         engine.engine = agree("--engine", engine.engine, s.engine());
         learning.voidForm = agree("--void-form", learning.voidForm, s.voidForm());
+        regions = agree("--regions", regions, cp.regions());
         if (!isGiven("--threads")) common.threads = cp.threads();
         if (!isGiven("--iterations")) iterations = s.iterations();
     }
@@ -425,7 +435,7 @@ final class TrainCommand implements Callable<Integer> {
     }
 
     private static String show(Object o) {
-        return String.valueOf(o);
+        return o instanceof org.structlr.model.RegionLayout r ? r.label() : String.valueOf(o);
     }
 
     static void write(Training.Outcome out, Path model, Path report, Path csv) throws java.io.IOException {

@@ -104,10 +104,13 @@ public final class AlternatingLearner {
         if (from != null && from.pair().size() != T) {
             throw new IllegalArgumentException("the state has " + from.pair().size() + " pairwise functions for " + T + " types");
         }
-        if (from != null && R > 0) throw new IllegalArgumentException("continuing a run with region factors from a saved state: not yet supported");
+        if (from != null && from.regions().size() != R) {
+            throw new org.structlr.data.BadInputException("cannot resume: the state has " + from.regions().size() + " region functions, this run "
+                    + R + " region types (resume with the checkpoint's --regions)");
+        }
         List<String> described = describe();
-        if (from != null) checkSameOracles(from.oracles(), described);
-        Functions f = from == null ? Functions.none(T, R) : new Functions(from.unary(), from.pair());
+        if (from != null) checkSameOracles(from.oracles(), described, T);
+        Functions f = from == null ? Functions.none(T, R) : new Functions(from.unary(), from.pair(), from.regions());
         List<IterationRecord> curve = from == null ? new ArrayList<>() : new ArrayList<>(from.curve());
         long fitNs = from == null ? 0 : Math.round(from.fitSeconds() * 1e9);
         long passNs = from == null ? 0 : Math.round(from.passingSeconds() * 1e9);
@@ -155,11 +158,10 @@ public final class AlternatingLearner {
                 curve.add(row);
             }
             if (sink.wants(it, last ? it : settings.iterations())) {
-                if (R > 0) throw new IllegalStateException("saving the learner's state of a run with region factors: not yet supported");
                 ExampleStates.Engines e = states.states();
                 try {
                     sink.accept(new LearnerState(it, f.unary(), f.pair(), e.train(), e.trainEval(), e.testEval(), curve,
-                            (System.nanoTime() - start) / 1e9, fitNs / 1e9, passNs / 1e9, (evalNs + System.nanoTime() - t3) / 1e9, described, e.clamped()));
+                            (System.nanoTime() - start) / 1e9, fitNs / 1e9, passNs / 1e9, (evalNs + System.nanoTime() - t3) / 1e9, described, e.clamped(), f.regions()));
                 } catch (IOException x) {
                     throw new UncheckedIOException("cannot save the learner's state after iteration " + it + ": " + x.getMessage(), x);
                 }
@@ -170,15 +172,15 @@ public final class AlternatingLearner {
             if (last) break;
         }
         return new Result(f.unary(), f.pair(), curve, fitNs / 1e9, passNs / 1e9, evalNs / 1e9, it,
-                described.get(0), described.subList(1, described.size()), f.regions(),
-                regionOracles.stream().map(Oracle::describe).toList());
+                described.get(0), described.subList(1, T + 1), f.regions(), described.subList(T + 1, described.size()));
     }
 
-    /** What the oracles say of themselves ({@link Oracle#describe}), unary first, then each pairwise type. */
+    /** What the oracles say of themselves ({@link Oracle#describe}), unary first, then each pairwise type, then each region type. */
     private List<String> describe() {
         List<String> out = new ArrayList<>();
         out.add(unaryOracle.describe());
         for (Oracle o : pairOracles) out.add(o.describe());
+        for (Oracle o : regionOracles) out.add(o.describe());
         return out;
     }
 
@@ -189,11 +191,11 @@ public final class AlternatingLearner {
      * ({@code --resume} may change {@code --threads}, as it always could). A state that does not
      * record them (an older checkpoint) is not checked.
      */
-    private static void checkSameOracles(List<String> recorded, List<String> now) {
+    private static void checkSameOracles(List<String> recorded, List<String> now, int numPairTypes) {
         if (recorded == null) return;
         for (int k = 0; k < now.size(); k++) {
             if (!withoutThreads(recorded.get(k)).equals(withoutThreads(now.get(k)))) {
-                String which = k == 0 ? "unary" : "pairwise type " + (k - 1);
+                String which = k == 0 ? "unary" : k <= numPairTypes ? "pairwise type " + (k - 1) : "region type " + (k - 1 - numPairTypes);
                 throw new org.structlr.data.BadInputException("cannot resume: the state's " + which + " oracle ran as \"" + recorded.get(k)
                         + "\", this run's is \"" + now.get(k) + "\" (a setting that changes its fits differs; resume with the same settings)");
             }

@@ -96,7 +96,6 @@ public final class BatchStates implements ExampleStates {
         if (mp != null) setPotentials(mp, thetaU, thetaP, thetaR);
         if (clamped != null) clamped.setPotentials(thetaUClamped, thetaPAll);   // no regions: Targets refuses void with regions
         if (from == null) return;
-        if (thetaR != null) throw new IllegalArgumentException("continuing a run with region factors from a saved state: not yet supported");
         if (clamped != null) {
             if (from.clamped() == null) throw new IllegalArgumentException("the state lacks the clamped engine's messages (--void-form clamped)");
             from.clamped().restoreInto(clamped);
@@ -106,13 +105,13 @@ public final class BatchStates implements ExampleStates {
             from.train().restoreInto(mp);
         }
         // the evaluation engines: the current functions' potentials, then their saved state
-        if (trainEval != null) restore(trainEval, thetaU0, thetaPAll, from.trainEval(), "training-set evaluation");
+        if (trainEval != null) restore(trainEval, thetaU0, thetaPAll, thetaR, from.trainEval(), "training-set evaluation");
         if (testEval != null) restore(testEval, Potentials.unary(test, current.unary(), eps), Potentials.pairwise(test, current.pair(), eps),
-                from.testEval(), "test-set evaluation");
+                test.numRegionTypes() == 0 ? null : Potentials.regions(test, current.regions(), eps), from.testEval(), "test-set evaluation");
     }
 
-    private static void restore(MessagePassing engine, INDArray unaryPot, INDArray pairPot, EngineState saved, String what) {
-        engine.setPotentials(unaryPot, pairPot);
+    private static void restore(MessagePassing engine, INDArray unaryPot, INDArray pairPot, INDArray regionPot, EngineState saved, String what) {
+        setPotentials(engine, unaryPot, pairPot, regionPot);
         if (saved == null) throw new IllegalArgumentException("the state lacks the messages of the " + what);
         saved.restoreInto(engine);
     }

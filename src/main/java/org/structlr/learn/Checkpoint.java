@@ -22,6 +22,7 @@ import org.structlr.data.BadInputException;
 import org.structlr.data.NpyArray;
 import org.structlr.data.Npz;
 import org.structlr.model.CrfModel;
+import org.structlr.model.RegionLayout;
 import org.structlr.oracle.FunctionSpec;
 import org.structlr.oracle.ScoreFunction;
 import org.structlr.oracle.ScoreFunctions;
@@ -37,6 +38,7 @@ import org.structlr.oracle.ScoreFunctions;
  *                     a SHA-256 of every other file, and one of its own content
  *   unary/            the unary function (ScoreFunction.save: weights, updater state, fit count, booster)
  *   pair-&lt;t&gt;/          the function of pairwise type t
+ *   region-&lt;t&gt;/        the function of region type t (with --regions; "regions" in the manifest names the layout)
  *   messages.npz      float32, flat [E, 2, L]: train (the learner's engine), train_eval, test_eval, clamped (the
  *                     clamped void form's engine, {@link ClampedRows}) (where they exist)
  *   state.npz         float32: the same engines' exact states ({@link EngineState}); the manifest's
@@ -49,11 +51,18 @@ import org.structlr.oracle.ScoreFunctions;
  * continues through the messages, which is exact for the engines of that time (they were re-seated
  * every iteration), and evaluates every iteration as it did. A checkpoint without option values
  * (written before classes had options) ran every option at its default, and loads so.
+ *
+ * <p>A run with region factors ({@code regions}, not {@link RegionLayout#NONE}) or row weights
+ * ({@code weights}: "weights" in the manifest, as given, {@link RowWeights#given}) is written as
+ * version 3, so that a build that knows neither refuses it rather than continuing without them.
  */
 public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads, String dataHash,
-                         String examplesHash, LearnerState state) {
+                         String examplesHash, LearnerState state, RegionLayout regions, RowWeights weights) {
     public static final String FORMAT = "structlr-checkpoint";
+    /** The version of a checkpoint without region factors or weights. */
     public static final int VERSION = 2;
+    /** The version of a checkpoint with region factors or row weights (the newest this build reads). */
+    public static final int REGIONS_VERSION = 3;
     /** The oldest version {@link #load} reads. */
     public static final int OLDEST_VERSION = 1;
     public static final String MANIFEST = "checkpoint.json";
@@ -72,6 +81,18 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
     public Checkpoint {
         if (dataHash != null && dataHash.isEmpty()) dataHash = null;
         if (examplesHash != null && examplesHash.isEmpty()) examplesHash = null;
+        if (regions == null) regions = RegionLayout.NONE;
+        if (weights == null) weights = RowWeights.NONE;
+        if (state.regions().size() != regions.numTypes()) {
+            throw new IllegalArgumentException("the state has " + state.regions().size() + " region functions, layout " + regions.label()
+                    + " has " + regions.numTypes() + " region types");
+        }
+    }
+
+    /** Without region factors or row weights. */
+    public Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads, String dataHash, String examplesHash,
+                      LearnerState state) {
+        this(unary, pair, settings, threads, dataHash, examplesHash, state, RegionLayout.NONE, RowWeights.NONE);
     }
 
     /** A checkpoint of the two classes with every option at its default, with the data hash only (no examples hash). */
@@ -94,6 +115,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
         AtomicFiles.replaceFolder(dir, tmp -> {
             state.unary().save(tmp.resolve("unary"));
             for (int t = 0; t < state.pair().size(); t++) state.pair().get(t).save(tmp.resolve("pair-" + t));
+            for (int t = 0; t < state.regions().size(); t++) state.regions().get(t).save(tmp.resolve("region-" + t));
             Map<String, NpyArray> messages = new LinkedHashMap<>(), exact = new LinkedHashMap<>();
             EngineState[] engines = {state.train(), state.trainEval(), state.testEval(), state.clamped()};
             ObjectNode engineNames = JSON.createObjectNode();
@@ -118,17 +140,22 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
 
             ObjectNode m = JSON.createObjectNode();
             m.put("format", FORMAT);
-            m.put("version", VERSION);
+            boolean newer = regions != RegionLayout.NONE || weights.any();
+            m.put("version", newer ? REGIONS_VERSION : VERSION);
             m.put("iteration", state.iteration());
             m.put("unary", unary.name());
             m.put("pairwise", pair.name());
             m.set("unaryOptions", JSON.valueToTree(unary.options().values()));
             m.set("pairwiseOptions", JSON.valueToTree(pair.options().values()));
             m.put("pairTypes", state.pair().size());
+            if (regions != RegionLayout.NONE) m.put("regions", regions.label());
+            if (weights.any()) m.set("weights", JSON.valueToTree(weights.given()));
             if (state.oracles() != null) {
                 ObjectNode o = m.putObject("oracles");
+                int T = state.pair().size();
                 o.put("unary", state.oracles().get(0));
-                state.oracles().subList(1, state.oracles().size()).forEach(o.putArray("pairwise")::add);
+                state.oracles().subList(1, T + 1).forEach(o.putArray("pairwise")::add);
+                if (regions != RegionLayout.NONE) state.oracles().subList(T + 1, state.oracles().size()).forEach(o.putArray("regions")::add);
             }
             ObjectNode s = m.putObject("settings");
             s.put("iterations", settings.iterations());
@@ -204,9 +231,9 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
         }
         if (m == null || !m.isObject() || !FORMAT.equals(m.path("format").asText())) throw new BadInputException(manifest, "not a structlr checkpoint manifest");
         int version = m.path("version").asInt(-1);
-        if (version < OLDEST_VERSION || version > VERSION) {
+        if (version < OLDEST_VERSION || version > REGIONS_VERSION) {
             throw new BadInputException(manifest, "checkpoint format version " + m.path("version") + " is not supported (this build reads "
-                    + OLDEST_VERSION + " to " + VERSION + ")");
+                    + OLDEST_VERSION + " to " + REGIONS_VERSION + ")");
         }
         ObjectNode rest = ((ObjectNode) m).deepCopy();
         JsonNode own = rest.remove(MANIFEST_SHA);
@@ -238,6 +265,15 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             ScoreFunction unary = ScoreFunctions.load(dir.resolve("unary"));
             List<ScoreFunction> pair = new ArrayList<>();
             for (int t = 0; t < m.path("pairTypes").asInt(); t++) pair.add(ScoreFunctions.load(dir.resolve("pair-" + t)));
+            RegionLayout regions = regions(manifest, m.path("regions"));
+            List<ScoreFunction> regionFunctions = new ArrayList<>();
+            for (int t = 0; t < regions.numTypes(); t++) regionFunctions.add(ScoreFunctions.load(dir.resolve("region-" + t)));
+            RowWeights weights;
+            try {
+                weights = RowWeights.ofGiven(m.path("weights"));
+            } catch (IllegalArgumentException e) {
+                throw new BadInputException(manifest, "weights: " + e.getMessage());
+            }
             Map<String, NpyArray> msg = Npz.read(dir.resolve(MESSAGES));
             Map<String, NpyArray> exact = version >= 2 && Files.isRegularFile(dir.resolve(STATE)) ? Npz.read(dir.resolve(STATE)) : Map.of();
             EngineState[] engines = new EngineState[ENGINES.length];
@@ -262,9 +298,9 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             double total = sec.path("total").isNumber() ? sec.path("total").asDouble() : curve.isEmpty() ? 0 : curve.get(curve.size() - 1).seconds();
             LearnerState state = new LearnerState(m.path("iteration").asInt(), unary, pair, engines[0], engines[1], engines[2], curve,
                     total, sec.path("oracleFits").asDouble(), sec.path("messagePassing").asDouble(), sec.path("evaluation").asDouble(),
-                    oracles(manifest, m.path("oracles"), pair.size()), engines[3]);
+                    oracles(manifest, m.path("oracles"), pair.size(), regions.numTypes()), engines[3], regionFunctions);
             return new Checkpoint(unarySpec, pairSpec, settings, m.path("threads").asInt(), m.path("dataHash").asText(""),
-                    m.path(DataHashes.EXAMPLES_HASH).asText(""), state);
+                    m.path(DataHashes.EXAMPLES_HASH).asText(""), state, regions, weights);
         } catch (IOException | IllegalArgumentException e) {
             throw new BadInputException(dir, "cannot load checkpoint: " + e.getMessage(), e);
         }
@@ -300,20 +336,41 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
         }
     }
 
-    /** The recorded oracle descriptions, unary first (null when the checkpoint predates them); malformed: an error naming the manifest. */
-    private static List<String> oracles(Path manifest, JsonNode o, int pairTypes) {
+    /**
+     * The recorded oracle descriptions, unary first, then each pairwise and region type (null when the
+     * checkpoint predates them); malformed: an error naming the manifest.
+     */
+    private static List<String> oracles(Path manifest, JsonNode o, int pairTypes, int regionTypes) {
         if (o.isMissingNode()) return null;
-        JsonNode pairs = o.path("pairwise");
-        if (!o.path("unary").isTextual() || !pairs.isArray() || pairs.size() != pairTypes) {
-            throw new BadInputException(manifest, "\"oracles\" must hold a \"unary\" text and a \"pairwise\" list of " + pairTypes + " texts");
+        JsonNode pairs = o.path("pairwise"), regions = regionTypes == 0 ? JSON.createArrayNode() : o.path("regions");
+        String expected = "\"oracles\" must hold a \"unary\" text and a \"pairwise\" list of " + pairTypes + " texts"
+                + (regionTypes == 0 ? "" : " and a \"regions\" list of " + regionTypes + " texts");
+        if (!o.path("unary").isTextual() || !pairs.isArray() || pairs.size() != pairTypes || !regions.isArray() || regions.size() != regionTypes) {
+            throw new BadInputException(manifest, expected);
         }
         List<String> out = new ArrayList<>();
         out.add(o.path("unary").asText());
         for (JsonNode p : pairs) {
-            if (!p.isTextual()) throw new BadInputException(manifest, "\"oracles\" must hold a \"unary\" text and a \"pairwise\" list of " + pairTypes + " texts");
+            if (!p.isTextual()) throw new BadInputException(manifest, expected);
+            out.add(p.asText());
+        }
+        for (JsonNode p : regions) {
+            if (!p.isTextual()) throw new BadInputException(manifest, expected);
             out.add(p.asText());
         }
         return out;
+    }
+
+    /** The recorded region layout (none: pairs only); a name that is none is an error naming the manifest. */
+    private static RegionLayout regions(Path manifest, JsonNode recorded) {
+        if (recorded.isMissingNode()) return RegionLayout.NONE;
+        try {
+            RegionLayout r = RegionLayout.of(recorded.asText());
+            if (r == RegionLayout.NONE) throw new IllegalArgumentException("'none' is written as no \"regions\" entry");
+            return r;
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException(manifest, "regions: " + e.getMessage());
+        }
     }
 
     /** The recorded --engine; a name that is none is an error naming the manifest. */

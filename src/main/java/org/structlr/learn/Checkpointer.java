@@ -38,6 +38,8 @@ public final class Checkpointer implements StateSink {
     private final LearnSettings settings;
     private final int threads;
     private final String dataHash, examplesHash;
+    private final org.structlr.model.RegionLayout regions;
+    private final RowWeights weights;
 
     /** Checkpoints of the two classes with every option at its default, recording the data hash. */
     public Checkpointer(Path dir, int every, String unaryKind, String pairKind, LearnSettings settings, int threads, String dataHash) {
@@ -62,6 +64,11 @@ public final class Checkpointer implements StateSink {
 
     private Checkpointer(Folder dir, int every, FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads, String dataHash,
                          String examplesHash) {
+        this(dir, every, unary, pair, settings, threads, dataHash, examplesHash, org.structlr.model.RegionLayout.NONE, RowWeights.NONE);
+    }
+
+    private Checkpointer(Folder dir, int every, FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads, String dataHash,
+                         String examplesHash, org.structlr.model.RegionLayout regions, RowWeights weights) {
         if (every < 1) throw new IllegalArgumentException("checkpoints every " + every + " iterations: need at least 1");
         this.dir = dir;
         this.every = every;
@@ -71,6 +78,13 @@ public final class Checkpointer implements StateSink {
         this.threads = threads;
         this.dataHash = dataHash;
         this.examplesHash = examplesHash;
+        this.regions = regions;
+        this.weights = weights;
+    }
+
+    /** These checkpoints of a run with region factors {@code regions} and row weights {@code weights}, which they record. */
+    public Checkpointer recording(org.structlr.model.RegionLayout regions, RowWeights weights) {
+        return new Checkpointer(dir, every, unary, pair, settings, threads, dataHash, examplesHash, regions, weights);
     }
 
     @Override
@@ -81,7 +95,7 @@ public final class Checkpointer implements StateSink {
     @Override
     public void accept(LearnerState state) throws IOException {
         String target = String.format(Locale.ROOT, "iteration-%06d", state.iteration());
-        dir.put(target, new Checkpoint(unary, pair, settings, threads, dataHash, examplesHash, state));
+        dir.put(target, new Checkpoint(unary, pair, settings, threads, dataHash, examplesHash, state, regions, weights));
         List<String> keep = newestFirst(dir).stream().limit(KEPT).toList();
         for (String n : dir.names()) {
             if ((NAME.matcher(n).matches() && !keep.contains(n)) || LEFTOVER.matcher(n).matches()) dir.delete(n);

@@ -12,13 +12,22 @@ import org.structlr.oracle.ScoreFunction;
  * curve so far (its evaluated iterations only, see {@link LearnSettings#evaluates}), the
  * seconds spent so far, and what the oracles said of themselves ({@code oracles}: {@link
  * org.structlr.oracle.Oracle#describe}, unary first, then each pairwise type; null where it was not
- * recorded, in checkpoints written before it was). Continuing from it with the same settings, data,
+ * recorded, in checkpoints written before it was), and the function of every region type
+ * ({@code regions}, in the batch's region type order; empty without region factors; their oracles'
+ * descriptions follow the pairwise ones in {@code oracles}). Continuing from it with the same settings, data,
  * oracles (the learner refuses others) and engine gives exactly the iterations an uninterrupted run gives.
  */
 public record LearnerState(int iteration, ScoreFunction unary, List<ScoreFunction> pair,
                            EngineState train, EngineState trainEval, EngineState testEval,
                            List<IterationRecord> curve, double seconds, double fitSeconds, double passingSeconds, double evalSeconds,
-                           List<String> oracles, EngineState clamped) {
+                           List<String> oracles, EngineState clamped, List<ScoreFunction> regions) {
+    /** Without region factors. */
+    public LearnerState(int iteration, ScoreFunction unary, List<ScoreFunction> pair, EngineState train, EngineState trainEval, EngineState testEval,
+                        List<IterationRecord> curve, double seconds, double fitSeconds, double passingSeconds, double evalSeconds,
+                        List<String> oracles, EngineState clamped) {
+        this(iteration, unary, pair, train, trainEval, testEval, curve, seconds, fitSeconds, passingSeconds, evalSeconds, oracles, clamped, List.of());
+    }
+
     /** Without a clamped engine. */
     public LearnerState(int iteration, ScoreFunction unary, List<ScoreFunction> pair, EngineState train, EngineState trainEval, EngineState testEval,
                         List<IterationRecord> curve, double seconds, double fitSeconds, double passingSeconds, double evalSeconds,
@@ -27,11 +36,13 @@ public record LearnerState(int iteration, ScoreFunction unary, List<ScoreFunctio
     }
 
     public LearnerState {
-        if (oracles != null && oracles.size() != pair.size() + 1) {
-            throw new IllegalArgumentException(oracles.size() + " oracle descriptions for " + (pair.size() + 1) + " factor types");
+        if (regions == null) regions = List.of();
+        if (oracles != null && oracles.size() != pair.size() + regions.size() + 1) {
+            throw new IllegalArgumentException(oracles.size() + " oracle descriptions for " + (pair.size() + regions.size() + 1) + " factor types");
         }
         if (iteration < 1) throw new IllegalArgumentException("a learner state comes after at least one iteration, got " + iteration);
-        if (unary == null || pair == null || pair.stream().anyMatch(java.util.Objects::isNull)) throw new IllegalArgumentException("every factor type needs its function");
+        if (unary == null || pair == null || pair.stream().anyMatch(java.util.Objects::isNull)
+                || regions.stream().anyMatch(java.util.Objects::isNull)) throw new IllegalArgumentException("every factor type needs its function");
         if (train == null) throw new IllegalArgumentException("the training engine's state is required");
         for (int k = 0; k < curve.size(); k++) {
             int it = curve.get(k).iteration();
@@ -40,6 +51,7 @@ public record LearnerState(int iteration, ScoreFunction unary, List<ScoreFunctio
             }
         }
         pair = List.copyOf(pair);
+        regions = List.copyOf(regions);
         curve = List.copyOf(curve);
         if (oracles != null) oracles = List.copyOf(oracles);
     }

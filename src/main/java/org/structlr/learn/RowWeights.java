@@ -183,6 +183,55 @@ public final class RowWeights {
         return m;
     }
 
+    /**
+     * The weights as given, what a checkpoint records to continue with the same weights
+     * ({@link #ofGiven}): "classWeights" (balanced or the list) and "exampleWeights" (the list), where given.
+     */
+    public Map<String, Object> given() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        if (hasClassWeights()) m.put("classWeights", balanced ? BALANCED : toList(classWeights));
+        if (exampleWeights != null) m.put("exampleWeights", toList(exampleWeights));
+        return m;
+    }
+
+    /**
+     * The weights {@link #given()} wrote (a JSON object; missing or empty: {@link #NONE}).
+     *
+     * @throws IllegalArgumentException naming what is malformed
+     */
+    public static RowWeights ofGiven(com.fasterxml.jackson.databind.JsonNode m) {
+        if (m == null || m.isMissingNode() || m.isNull()) return NONE;
+        if (!m.isObject()) throw new IllegalArgumentException("\"weights\" must be an object");
+        com.fasterxml.jackson.databind.JsonNode c = m.path("classWeights"), e = m.path("exampleWeights");
+        RowWeights w;
+        if (c.isMissingNode()) w = NONE;
+        else if (c.isTextual() && c.asText().equals(BALANCED)) w = classes(BALANCED);
+        else w = classes(numbers(c, "classWeights"));
+        return e.isMissingNode() ? w : w.withExamples(numbers(e, "exampleWeights"));
+    }
+
+    private static double[] numbers(com.fasterxml.jackson.databind.JsonNode a, String what) {
+        if (!a.isArray()) throw new IllegalArgumentException("\"" + what + "\" must be a list of numbers");
+        double[] out = new double[a.size()];
+        for (int k = 0; k < out.length; k++) {
+            if (!a.get(k).isNumber()) throw new IllegalArgumentException("\"" + what + "\" entry " + k + " is not a number");
+            out[k] = a.get(k).asDouble();
+        }
+        return out;
+    }
+
+    /** The same weights: the same class weights (or both balanced, or none) and the same example weights. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RowWeights w && balanced == w.balanced && Arrays.equals(classWeights, w.classWeights)
+                && Arrays.equals(exampleWeights, w.exampleWeights);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * (31 * Arrays.hashCode(classWeights) + Boolean.hashCode(balanced)) + Arrays.hashCode(exampleWeights);
+    }
+
     private static java.util.List<Double> toList(double[] a) {
         return Arrays.stream(a).boxed().toList();
     }

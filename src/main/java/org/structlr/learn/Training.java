@@ -146,6 +146,8 @@ public final class Training {
         checkData(data, "--pairwise", pair);
         checkVoid(data, settings);
         checkRegions(data, pair, regions, settings, weights, from, sink);
+        // checkpoints record the regions and weights, so that a resume continues with them (Checkpoint)
+        if (sink instanceof Checkpointer c) sink = c.recording(regions, weights);
         List<String> types = pairTypeNames(data.numPairTypes());
         int L = data.numLabels();
         ExampleBatch train = new ExampleBatch(data.train(), L, types, regions);
@@ -169,7 +171,7 @@ public final class Training {
 
     /**
      * Refuses, before any work, what region factors do not do yet: a whole-image function class, an
-     * extrapolating schedule, void labels, row weights, saved states (checkpoints and resuming), too
+     * extrapolating schedule, void labels, row weights, too
      * many joint labels, and examples that are no 4-connected grid images (named by RegionLayout).
      */
     static void checkRegions(Dataset data, FunctionSpec pair, RegionLayout regions, LearnSettings settings, RowWeights weights,
@@ -183,7 +185,6 @@ public final class Training {
         }
         if (data.hasVoid("train")) throw new BadInputException(where + ": the training examples have void labels, which " + r + " does not handle yet");
         if (weights.any()) throw new BadInputException(r + ": class or example weights are not supported with region factors yet");
-        if (from != null || sink != StateSink.NONE) throw new BadInputException(r + ": checkpoints and --resume are not supported with region factors yet");
         try {
             regions.checkLabels(data.numLabels());
         } catch (IllegalArgumentException e) {

@@ -114,7 +114,29 @@ class ApiTrainingTest {
         // other data
         RuntimeException other = assertThrows(RuntimeException.class, () -> CrfTrainer.resume(dir).iterations(4).build().train(CrfData.denoising(2, 2, 16, 4)));
         assertTrue(other.getMessage().contains("not the data the checkpoint was trained on"), other.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> CrfTrainer.builder().checkpoint(dir, 1).classWeights("balanced").build());
+    }
+
+    /** Class and example weights, and region factors, are kept by the checkpoint: resume() continues with them, and refuses others. */
+    @Test
+    void resumingKeepsWeightsAndRegions() {
+        CrfData data = CrfData.denoising(2, 2, 8, 3);
+        for (boolean regions : new boolean[] {false, true}) {
+            CrfTrainer.Builder b = regions ? CrfTrainer.builder().regions("triplets") : CrfTrainer.builder().classWeights("1,3").exampleWeights(2, 0.5);
+            Crf whole = b.iterations(4).build().train(data);
+            Path dir = tmp.resolve("checkpoints-" + regions);
+            CrfTrainer.Builder c = regions ? CrfTrainer.builder().regions("triplets") : CrfTrainer.builder().classWeights("1,3").exampleWeights(2, 0.5);
+            c.iterations(2).checkpoint(dir, 1).build().train(data);
+            Crf resumed = CrfTrainer.resume(dir).iterations(4).build().train(data);
+            List<TrainingReport.Iteration> x = whole.report().orElseThrow().curve(), y = resumed.report().orElseThrow().curve();
+            assertEquals(4, y.size());
+            for (int k = 0; k < x.size(); k++) assertEquals(x.get(k).objective(), y.get(k).objective(), 0.0, regions + ": objective of iteration " + (k + 1));
+            CrfExample ex = data.test().get(0);
+            assertArrayEquals(whole.predict(ex).marginals()[5], resumed.predict(ex).marginals()[5]);
+            CrfTrainer.Builder other = regions ? CrfTrainer.resume(dir).regions("patches2x2") : CrfTrainer.resume(dir).classWeights("balanced");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, other::build);
+            assertTrue(e.getMessage().contains(regions ? "regions triplets, not patches2x2" : "class weights [1.0, 3.0], example weights 2 given, not"),
+                    e.getMessage());
+        }
     }
 
     @Test

@@ -105,15 +105,67 @@ class RegionsCommandTest {
         assertEquals(0, e.code(), e.err());
     }
 
+    static TrainPredictCommandTest.Run train(String... extra) {
+        List<String> a = new java.util.ArrayList<>(List.of("train", "--data", images.toString(), "--sweeps", "3", "--eval-sweeps", "3", "--seed", "5",
+                "--quiet", "--threads", "1"));
+        a.addAll(List.of(extra));
+        return TrainPredictCommandTest.run(a.toArray(String[]::new));
+    }
+
+    /**
+     * {@code --checkpoint} after 2 of 4 iterations and {@code --resume} (no --regions given: the
+     * checkpoint's) equal the uninterrupted run: every curve row and every test marginal; the checkpoint
+     * records the layout; a resume with another layout is one error.
+     */
+    @Test
+    void aResumedPatchRunEqualsTheUninterruptedOne() throws IOException {
+        Path plain = tmp.resolve("plain"), ck = tmp.resolve("ck"), resumed = tmp.resolve("resumed");
+        TrainPredictCommandTest.Run r = train("--regions", "patches2x2", "--iterations", "4", "--output", plain.resolve("model").toString(),
+                "--report", plain.resolve("r.json").toString());
+        assertEquals(0, r.code(), r.err());
+        r = train("--regions", "patches2x2", "--iterations", "2", "--checkpoint", ck.toString(), "--checkpoint-every", "1");
+        assertEquals(0, r.code(), r.err());
+        JsonNode manifest = new ObjectMapper().readTree(ck.resolve("iteration-000002").resolve("checkpoint.json").toFile());
+        assertEquals("patches2x2", manifest.path("regions").asText());
+        assertEquals(3, manifest.path("version").asInt());
+        assertEquals(1, manifest.path("oracles").path("regions").size());
+        assertTrue(Files.isDirectory(ck.resolve("iteration-000002").resolve("region-0")));
+        r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", images.toString(), "--iterations", "4", "--quiet",
+                "--output", resumed.resolve("model").toString(), "--report", resumed.resolve("r.json").toString());
+        assertEquals(0, r.code(), r.err());
+        JsonNode a = new ObjectMapper().readTree(plain.resolve("r.json").toFile()).get("iterations");
+        JsonNode b = new ObjectMapper().readTree(resumed.resolve("r.json").toFile()).get("iterations");
+        assertEquals(4, a.size());
+        assertEquals(a.size(), b.size());
+        for (int k = 0; k < a.size(); k++) {
+            for (String key : List.of("iteration", "objective", "train_error", "test_error")) {
+                assertEquals(a.get(k).get(key), b.get(k).get(key), key + " of iteration " + (k + 1));
+            }
+        }
+        CrfModel ma = CrfModel.load(plain.resolve("model")), mb = CrfModel.load(resumed.resolve("model"));
+        assertEquals(RegionLayout.PATCHES_2X2, mb.regionLayout());
+        assertEquals("patches2x2", mb.settings().get("regions"));
+        List<Example> test = Dataset.load(images).test();
+        List<Predictor.Prediction> pa = Predictor.predictEach(ma, test, 50, 1e-5), pb = Predictor.predictEach(mb, test, 50, 1e-5);
+        for (int k = 0; k < pa.size(); k++) {
+            assertArrayEquals(pa.get(k).marginals().reshape(-1).toFloatVector(), pb.get(k).marginals().reshape(-1).toFloatVector(), "test example " + k);
+        }
+        // another layout (or none) given to the resume: one error, nothing written
+        for (String other : List.of("triplets", "none")) {
+            Path out = tmp.resolve("other-" + other);
+            r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", images.toString(), "--iterations", "4", "--quiet",
+                    "--regions", other, "--output", out.toString());
+            assertEquals(2, r.code(), r.err());
+            assertEquals("error: " + ck + ": the checkpoint was trained with --regions patches2x2, not " + other
+                    + "; resume it without --regions or start a new run", r.err().strip());
+            assertFalse(Files.exists(out));
+        }
+    }
+
     @Test
     void whatRegionsDoNotDoYetIsOneErrorAndNoModel() throws IOException {
         Path out = tmp.resolve("m");
-        TrainPredictCommandTest.Run r = TrainPredictCommandTest.run(TrainPredictCommandTest.train(images, null, "--regions", "patches2x2",
-                "--checkpoint", tmp.resolve("cp").toString(), "--output", out.toString()));
-        assertEquals(2, r.code(), r.err());
-        assertEquals("error: option '--regions patches2x2' does not work with --checkpoint/--resume yet", r.err().strip());
-        assertFalse(Files.exists(out));
-        r = TrainPredictCommandTest.run(TrainPredictCommandTest.train(images, null, "--regions", "hexagons", "--output", out.toString()));
+        TrainPredictCommandTest.Run r = TrainPredictCommandTest.run(TrainPredictCommandTest.train(images, null, "--regions", "hexagons", "--output", out.toString()));
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("unknown region layout 'hexagons'"), r.err());
         // graphs that are no images

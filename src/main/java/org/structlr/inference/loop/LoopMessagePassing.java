@@ -2,6 +2,7 @@ package org.structlr.inference.loop;
 
 import org.structlr.inference.EngineInputs;
 import org.structlr.inference.MessagePassing;
+import org.structlr.inference.StatePacking;
 import org.structlr.inference.RegionScores;
 
 import org.nd4j.linalg.api.buffer.DataType;
@@ -283,23 +284,32 @@ public final class LoopMessagePassing implements MessagePassing {
         recomputeU();
     }
 
-    /** The edge messages (as {@link MessagePassing#state()}), then the region messages, as floats. */
+    /**
+     * The edge messages, then the region messages, as they are held: each double as two floats
+     * ({@link StatePacking#packDoubles}), so that a checkpoint continues bit for bit (u is recomputed from
+     * them, as after every learning iteration's re-seat: {@link #exactState()} stays false).
+     */
     @Override
     public float[] state() {
-        float[] s = new float[lam.length + lamR.length];
-        for (int k = 0; k < lam.length; k++) s[k] = (float) lam[k];
-        for (int k = 0; k < lamR.length; k++) s[lam.length + k] = (float) lamR[k];
-        return s;
+        return StatePacking.packDoubles(lam, lamR);
     }
 
+    /** A {@link #state()}, or the plain float messages (edges, then regions) of checkpoints written before it held doubles. */
     @Override
     public void setState(float[] state) {
-        if (state.length != lam.length + lamR.length) {
-            throw new IllegalArgumentException("state of " + state.length + " floats, this engine holds " + (lam.length + lamR.length));
+        int n = lam.length + lamR.length;
+        double[] e, r;
+        if (state.length == 2 * n) {
+            e = StatePacking.unpackDoubles(state, 0, lam.length);
+            r = StatePacking.unpackDoubles(state, lam.length, lamR.length);
+        } else if (state.length == n) {
+            e = new double[lam.length];
+            r = new double[lamR.length];
+            for (int k = 0; k < e.length; k++) e[k] = state[k];
+            for (int k = 0; k < r.length; k++) r[k] = state[lam.length + k];
+        } else {
+            throw new IllegalArgumentException("state of " + state.length + " floats, this engine holds " + 2 * n);
         }
-        double[] e = new double[lam.length], r = new double[lamR.length];
-        for (int k = 0; k < e.length; k++) e[k] = state[k];
-        for (int k = 0; k < r.length; k++) r[k] = state[lam.length + k];
         setMessages(Nd4j.create(e, new long[] {numEdges, 2, numLabels}, DataType.DOUBLE));
         if (lamR.length > 0) setRegionMessages(Nd4j.create(r, new long[] {graph.numRegionSlots(), numLabels}, DataType.DOUBLE));
     }

@@ -1,5 +1,7 @@
 package org.structlr.inference.nd4j;
 
+import org.structlr.inference.StatePacking;
+
 import org.structlr.inference.EngineInputs;
 import org.structlr.inference.MessagePassing;
 

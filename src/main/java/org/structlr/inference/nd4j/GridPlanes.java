@@ -1,5 +1,7 @@
 package org.structlr.inference.nd4j;
 
+import org.structlr.inference.StatePacking;
+
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;

@@ -1,6 +1,4 @@
-package org.structlr.inference.nd4j;
-
-import org.structlr.inference.MessagePassing;
+package org.structlr.inference;
 
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
@@ -12,16 +10,43 @@ import org.nd4j.linalg.factory.Nd4j;
  * low 32 bits of its IEEE pattern ({@link Float#intBitsToFloat}); those floats are only a container:
  * store them by their raw bits ({@link Float#floatToRawIntBits}), not as numbers.
  */
-final class StatePacking {
+public final class StatePacking {
     private StatePacking() {}
 
-    static long floats(DataType dtype, INDArray... parts) {
+    /** Plain doubles, two floats each (the raw bits of the high and low halves), as {@link #pack} does for DOUBLE arrays. */
+    public static float[] packDoubles(double[]... parts) {
+        long n = 0;
+        for (double[] p : parts) n += 2L * p.length;
+        if (n > Integer.MAX_VALUE) throw new IllegalStateException("state of " + n + " floats does not fit one array");
+        float[] out = new float[(int) n];
+        int at = 0;
+        for (double[] p : parts) {
+            for (double d : p) {
+                long bits = Double.doubleToRawLongBits(d);
+                out[at++] = Float.intBitsToFloat((int) (bits >>> 32));
+                out[at++] = Float.intBitsToFloat((int) bits);
+            }
+        }
+        return out;
+    }
+
+    /** The doubles {@link #packDoubles} packed from {@code count} values starting at value {@code from}. */
+    public static double[] unpackDoubles(float[] state, int from, int count) {
+        double[] d = new double[count];
+        for (int i = 0, at = 2 * from; i < count; i++, at += 2) {
+            long hi = Float.floatToRawIntBits(state[at]) & 0xffffffffL, lo = Float.floatToRawIntBits(state[at + 1]) & 0xffffffffL;
+            d[i] = Double.longBitsToDouble(hi << 32 | lo);
+        }
+        return d;
+    }
+
+    public static long floats(DataType dtype, INDArray... parts) {
         long n = 0;
         for (INDArray p : parts) n += p.length();
         return dtype == DataType.DOUBLE ? 2 * n : n;
     }
 
-    static float[] pack(DataType dtype, INDArray... parts) {
+    public static float[] pack(DataType dtype, INDArray... parts) {
         long total = floats(dtype, parts);
         if (total > Integer.MAX_VALUE) throw new IllegalStateException("state of " + total + " floats does not fit one array");
         float[] out = new float[(int) total];
@@ -43,7 +68,7 @@ final class StatePacking {
         return out;
     }
 
-    static void unpack(float[] state, DataType dtype, INDArray... parts) {
+    public static void unpack(float[] state, DataType dtype, INDArray... parts) {
         long need = floats(dtype, parts);
         if (state == null || state.length != need) {
             throw new IllegalArgumentException("state of " + (state == null ? "null" : state.length + " floats") + ", this engine holds " + need);
