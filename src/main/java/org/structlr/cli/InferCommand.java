@@ -70,7 +70,8 @@ final class InferCommand implements Callable<Integer> {
     enum Decoder { argmax, best, icm, round, search }
 
     /** The search's settings (measured on the UAI 2014 models: bench/uai, docs/wave3/regions.md). */
-    static final MapSearch.Settings SEARCH = new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 20, true, true, 2000, 1);
+    static final MapSearch.Settings SEARCH = new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 20, true, true, 2000, 1)
+            .withElimination(MapSearch.Settings.ELIMINATION_ENTRIES);
 
     enum Format {
         json, uai_mar, uai_map;

@@ -31,6 +31,7 @@ import org.structlr.inference.StopRule;
  *   UaiBench best MODELS LIST SOLUTIONS OUT.tsv    energies of toulbar2's solutions (SOLUTIONS/NAME.sol, .log) and of
  *                                                  the models' reference .MAP files: the best known value of each model
  *   UaiBench table BEST.tsv OUT VARIANT...         the markdown table of the variants against the best known values
+ *                                                  (a VARIANT "A|B": A's row where A has one, else B's)
  * </pre>
  * MODELS is a checkout of the UAI 2014 models (https://github.com/mroavi/uai); LIST names paths in
  * it (bench/uai/pairwise.txt, higher.txt); a model's {@code .evid} is used when it observes
@@ -100,6 +101,9 @@ public final class UaiBench {
         VARIANTS.put("search", new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 20, true, true, 2000, 1));
         // the search, then restarts until the budget is spent (what infer --time-limit runs)
         VARIANTS.put("restarts", new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 20, true, true, 2000, 1, MapSearch.Settings.UNTIL_DEADLINE));
+        // with exact variable elimination (whole models that fit, elimination moves otherwise): infer's default, and with --time-limit
+        VARIANTS.put("eliminate", InferCommand.SEARCH);
+        VARIANTS.put("eliminate-restarts", InferCommand.SEARCH.withRestarts(MapSearch.Settings.UNTIL_DEADLINE));
     }
 
     static void run(Path models, Path listFile, Path out, String variant, double seconds) throws IOException {
@@ -204,14 +208,19 @@ public final class UaiBench {
         for (String l : Files.readAllLines(bestTsv).subList(1, Files.readAllLines(bestTsv).size())) best.put(l.split("\t")[0], l.split("\t"));
         Map<String, Map<String, String[]>> rows = new LinkedHashMap<>();
         for (String v : variants) {
+            // "A|B": A's row of each model where A has one, else B's (a variant rerun on some models only)
             Map<String, String[]> r = new LinkedHashMap<>();
-            Path f = out.resolve(v + ".tsv");
-            if (Files.exists(f)) for (String l : Files.readAllLines(f).subList(1, Files.readAllLines(f).size())) r.put(l.split("\t")[0], l.split("\t", -1));
+            List<String> parts = new ArrayList<>(List.of(v.split("\\|")));
+            java.util.Collections.reverse(parts);
+            for (String part : parts) {
+                Path f = out.resolve(part + ".tsv");
+                if (Files.exists(f)) for (String l : Files.readAllLines(f).subList(1, Files.readAllLines(f).size())) r.put(l.split("\t")[0], l.split("\t", -1));
+            }
             rows.put(v, r);
         }
         StringBuilder s = new StringBuilder();
         s.append("| model | V | factors | largest | best known | ");
-        for (String v : variants) s.append(v).append(" (gap; wall / CPU s) | ");
+        for (String v : variants) s.append(v.replace("|", ", else ")).append(" (gap; wall / CPU s) | ");
         s.append("\n|---|---|---|---|---|").append("---|".repeat(variants.size())).append('\n');
         int[] within = new int[variants.size()], solved = new int[variants.size()], count = new int[variants.size()], cert = new int[variants.size()];
         double[] time = new double[variants.size()], cpu = new double[variants.size()];
@@ -243,7 +252,7 @@ public final class UaiBench {
         }
         s.append("\n| variant | models | solved (finite energy) | within 1% of best known | proven optimal | mean seconds, wall / CPU |\n|---|---|---|---|---|---|\n");
         for (int k = 0; k < variants.size(); k++) {
-            s.append(String.format("| %s | %d | %d | %d (%.0f%%) | %d | %.1f / %.1f |%n", variants.get(k), count[k], solved[k], within[k],
+            s.append(String.format("| %s | %d | %d | %d (%.0f%%) | %d | %.1f / %.1f |%n", variants.get(k).replace("|", ", else "), count[k], solved[k], within[k],
                     count[k] == 0 ? 0 : 100.0 * within[k] / count[k], cert[k], count[k] == 0 ? 0 : time[k] / count[k], count[k] == 0 ? 0 : cpu[k] / count[k]));
         }
         Files.writeString(out.resolve("table.md"), s.toString());

@@ -16,6 +16,9 @@ import org.structlr.graph.FactorGraph;
  *   <li>{@link #regionMoves}: ICM over the variables of a whole region: each region's variables take
  *       the entry of its table that is best for every factor they touch, the rest fixed (what forest
  *       moves cannot do inside a factor over three or more variables).</li>
+ *   <li>{@link #eliminationMoves}: a connected block of up to a few hundred variables takes its exact
+ *       best labels given the rest, by variable elimination ({@link Elimination}) when the block's
+ *       induced width allows it.</li>
  *   <li>{@link #fuse}: a fusion move restricted to components. Where two labellings differ, the
  *       variables fall into connected components of the factor graph; no factor touches two of them,
  *       so each component can take either labelling independently, and each takes the better one.</li>
@@ -331,6 +334,67 @@ public final class LocalSearch {
         }
         return energy.energy(y);
     }
+
+    // ------------------------------------------------------------------ elimination moves
+
+    /** The first block size of {@link #eliminationMoves} (it adapts: larger after a block that fit, smaller after one that did not). */
+    static final int FIRST_ELIMINATION_BLOCK = 32;
+
+    /**
+     * Elimination moves from {@code y} (in place): a connected block grown breadth-first from a random
+     * variable takes its exact best labels given the rest ({@link Elimination}), when its elimination
+     * needs no table above {@code maxEntries}; the block size grows by a quarter after a block that
+     * fit and shrinks by a quarter after one that did not. Until {@code patience} blocks in a row
+     * improve nothing, {@code maxRounds}, or the deadline; returns E(y). Never lowers E(y) (fewer
+     * broken constraints first, as everywhere here).
+     */
+    public double eliminationMoves(int[] y, int maxRounds, int patience, long maxEntries, Random rnd, Deadline deadline) {
+        if (elimination == null) elimination = new Elimination(energy);
+        int[] nOff = neighbours[0], nAdj = neighbours[1];
+        int[] queue = new int[V];
+        boolean[] in = new boolean[V];
+        double e = energy.energy(y);
+        int broken = energy.brokenCount(y);
+        int idle = 0;
+        for (int round = 0; round < maxRounds && idle < patience && !deadline.passed(); round++) {
+            int head = 0, tail = 0;
+            queue[tail++] = rnd.nextInt(V);
+            in[queue[0]] = true;
+            while (head < tail && tail < eliminationBlock) {
+                int v = queue[head++];
+                for (int k = nOff[v]; k < nOff[v + 1] && tail < eliminationBlock; k++) {
+                    int u = nAdj[k];
+                    if (!in[u]) {
+                        in[u] = true;
+                        queue[tail++] = u;
+                    }
+                }
+            }
+            for (int k = 0; k < tail; k++) in[queue[k]] = false;
+            Elimination.Plan plan = elimination.plan(Arrays.copyOf(queue, tail), maxEntries);
+            if (plan == null) {
+                eliminationBlock = Math.max(2, eliminationBlock * 3 / 4);
+                idle++;
+                continue;
+            }
+            if (tail == eliminationBlock) eliminationBlock = Math.min(V, eliminationBlock + eliminationBlock / 4 + 1);
+            int[] z = y.clone();
+            double ez = elimination.solve(plan, z);
+            int bz = energy.brokenCount(z);
+            if (bz < broken || (bz == broken && ez > e + 1e-12 * Math.max(1, Math.abs(e)))) {
+                System.arraycopy(z, 0, y, 0, V);
+                e = ez;
+                broken = bz;
+                idle = 0;
+            } else {
+                idle++;
+            }
+        }
+        return e;
+    }
+
+    private Elimination elimination;
+    private int eliminationBlock = FIRST_ELIMINATION_BLOCK;
 
     // ------------------------------------------------------------------ fusion
 

@@ -45,23 +45,45 @@ public final class MapSearch {
      * @param seed        of the random forests of the local search
      * @param restarts    the most restarts of the iterated local search after it (needs polish > 0; 0: none;
      *                    {@link #UNTIL_DEADLINE}: until the deadline, which must then be finite)
+     * @param elimination the largest table of exact variable elimination ({@link Elimination}), in entries (0: none):
+     *                    a model whose elimination fits is solved exactly first (a proven MAP); otherwise, with
+     *                    local search, elimination moves on blocks ({@link LocalSearch#eliminationMoves}, tables
+     *                    of at most {@link #MOVE_ENTRIES}) after the polish and in every restart
      */
     public record Settings(double epsMin, double epsFactor, int sweeps, int tighten, boolean round, boolean localSearch, int polish, long seed,
-                           int restarts) {
+                           int restarts, long elimination) {
         /** Restarts until the deadline passes. */
         public static final int UNTIL_DEADLINE = Integer.MAX_VALUE;
 
-        /** No restarts. */
+        /** infer's largest table of exact elimination: 2^23 entries (64 MB of doubles; the argmax of all tables, 16 times as many entries, 2 bytes each). */
+        public static final long ELIMINATION_ENTRIES = 1 << 23;
+
+        /** The largest table of an elimination move. */
+        public static final long MOVE_ENTRIES = 1 << 16;
+
+        /** No restarts, no elimination. */
         public Settings(double epsMin, double epsFactor, int sweeps, int tighten, boolean round, boolean localSearch, int polish, long seed) {
-            this(epsMin, epsFactor, sweeps, tighten, round, localSearch, polish, seed, 0);
+            this(epsMin, epsFactor, sweeps, tighten, round, localSearch, polish, seed, 0, 0);
+        }
+
+        /** No elimination. */
+        public Settings(double epsMin, double epsFactor, int sweeps, int tighten, boolean round, boolean localSearch, int polish, long seed,
+                        int restarts) {
+            this(epsMin, epsFactor, sweeps, tighten, round, localSearch, polish, seed, restarts, 0);
         }
 
         /** These settings with {@code n} restarts. */
         public Settings withRestarts(int n) {
-            return new Settings(epsMin, epsFactor, sweeps, tighten, round, localSearch, polish, seed, n);
+            return new Settings(epsMin, epsFactor, sweeps, tighten, round, localSearch, polish, seed, n, elimination);
+        }
+
+        /** These settings with exact elimination up to tables of {@code entries} (0: none). */
+        public Settings withElimination(long entries) {
+            return new Settings(epsMin, epsFactor, sweeps, tighten, round, localSearch, polish, seed, restarts, entries);
         }
 
         public Settings {
+            if (elimination < 0) throw new IllegalArgumentException("elimination must be at least 0, got " + elimination);
             if (restarts < 0) throw new IllegalArgumentException("restarts must be at least 0, got " + restarts);
             if (!(epsMin > 0)) throw new IllegalArgumentException("epsMin must be positive, got " + epsMin);
             if (!(epsFactor > 0 && epsFactor < 1)) throw new IllegalArgumentException("epsFactor must be in (0, 1), got " + epsFactor);
@@ -125,6 +147,15 @@ public final class MapSearch {
         offer(labels.clone());
         takeBound(first);
         stage("first run", first.eps(), 0);
+        if (settings.elimination() > 0 && timeLeft()) {
+            int[] y = new Elimination(energy).exactMap(best, settings.elimination(), EXACT_WORK * settings.elimination(), deadline);
+            if (y != null) {
+                offer(y);
+                bound = Math.min(bound, energy.energy(y));   // the exact MAP value is the tightest upper bound
+                stage("elimination (exact)", first.eps(), 0);
+                return new Result(best.clone(), bestE, bound, List.copyOf(stages));
+            }
+        }
         MessagePassing mp = first;
         double eps = first.eps();
         List<MessagePassing> opened = new ArrayList<>();
@@ -182,6 +213,12 @@ public final class MapSearch {
             int rounds = polish(settings.polish());
             stage("polish " + rounds + " rounds", eps, 0);
         }
+        if (settings.elimination() > 0 && settings.localSearch() && timeLeft() && !certified()) {
+            int[] y = best.clone();
+            local.eliminationMoves(y, Integer.MAX_VALUE, ELIMINATION_PATIENCE, Math.min(settings.elimination(), Settings.MOVE_ENTRIES), rnd, deadline);
+            offer(y);
+            stage("elimination moves", eps, 0);
+        }
         // the rest of a finite time limit: restarts with ever larger kicks while they find nothing
         if (settings.polish() > 0 && settings.restarts() > 0 && timeLeft() && !certified()) {
             int restarts = 0;
@@ -190,6 +227,12 @@ public final class MapSearch {
                 double before = bestE;
                 int brokenBefore = bestBroken;
                 polish(settings.polish(), fraction, true);
+                if (settings.elimination() > 0 && settings.localSearch() && timeLeft()) {
+                    int[] y = best.clone();
+                    local.eliminationMoves(y, Integer.MAX_VALUE, ELIMINATION_PATIENCE, Math.min(settings.elimination(), Settings.MOVE_ENTRIES), rnd, deadline);
+                    offer(y);
+                    candidates.remove(candidates.size() - 1);
+                }
                 restarts++;
                 fraction = bestBroken < brokenBefore || bestE > before ? FIRST_BLOCK : Math.min(1, 2 * fraction);
             }
@@ -263,6 +306,12 @@ public final class MapSearch {
     private int polish(int patience) {
         return polish(patience, FIRST_BLOCK, false);
     }
+
+    /** Exact elimination may condition on variables while their labellings times the plan's entries stay below this many times the largest table. */
+    static final long EXACT_WORK = 64;
+
+    /** Elimination moves stop after this many blocks in a row that improve nothing. */
+    private static final int ELIMINATION_PATIENCE = 50;
 
     /** The largest block of the iterated local search at first, as a fraction of the variables. */
     private static final double FIRST_BLOCK = 0.1;
