@@ -16,9 +16,49 @@ import org.structlr.model.Predictor;
  * warm-started evaluation engine per variant (K sweeps from the previous evaluation's messages) on
  * the test and training sets, and a cold reference run to a duality gap of 1e-5 per variable
  * (what {@code evaluate} and {@code predict} do), printing each variant's errors and seconds. Run
- * with {@code java -cp target/classes:target/test-classes:<classpath> org.structlr.learn.EvaluationSweeps DATA ITERATIONS EVAL_EVERY K1,K2,...}.
+ * with {@code java -cp target/classes:target/test-classes:<classpath> org.structlr.learn.EvaluationSweeps DATA ITERATIONS EVAL_EVERY K1,K2,... [noref]}
+ * (variants: {@link #sweep}; {@code noref} leaves out the reference run).
  */
 public final class EvaluationSweeps {
+    /**
+     * The variant's sweeps and decoded labels. "K": K sweeps. "aK": adaptive, up to K sweeps,
+     * stopping after the first sweep (from the second on) whose decoded labels equal the previous
+     * sweep's. "dK:tol": the same, and the dual moved by at most tol per variable over that sweep.
+     * {@code used}: sweeps run and evaluations; {@code changed[s]}: labels that changed in sweep s + 1
+     * (summed over evaluations; adaptive variants only).
+     */
+    static int[] sweep(MessagePassing mp, String variant, ExampleBatch b, long[] used, long[] changed) {
+        if (Character.isDigit(variant.charAt(0))) {
+            int k = Integer.parseInt(variant);
+            mp.iterate(k);
+            used[0] += k;
+            used[1]++;
+            return mp.decode();
+        }
+        boolean dual = variant.charAt(0) == 'd';
+        String[] kt = variant.substring(1).split(":");
+        int cap = Integer.parseInt(kt[0]);
+        double tol = dual ? Double.parseDouble(kt[1]) : 0;
+        int[] prev = null;
+        double prevDual = dual ? mp.dual() : 0;
+        for (int s = 1; ; s++) {
+            mp.iterate(1);
+            int[] now = mp.decode();
+            double d = dual ? mp.dual() : 0;
+            int ch = 0;
+            if (prev != null) for (int v = 0; v < now.length; v++) if (now[v] != prev[v]) ch++;
+            if (prev != null && s - 1 < changed.length) changed[s - 1] += ch;
+            boolean flat = !dual || Math.abs(d - prevDual) <= tol * b.graph().numVariables();
+            if (s >= cap || (prev != null && ch == 0 && flat)) {
+                used[0] += s;
+                used[1]++;
+                return now;
+            }
+            prev = now;
+            prevDual = d;
+        }
+    }
+
     public static void main(String[] a) {
         Dataset ds = Dataset.load(Path.of(a[0]));
         int iterations = Integer.parseInt(a[1]), every = Integer.parseInt(a[2]);
@@ -30,6 +70,7 @@ public final class EvaluationSweeps {
         int n = ks.length;
         MessagePassing[] onTest = new MessagePassing[n], onTrain = new MessagePassing[n];
         double[] secTest = new double[n], secTrain = new double[n];
+        long[][] used = new long[n][2], changed = new long[n][64];
         for (int k = 0; k < n; k++) {
             onTest[k] = test.newEngine(eps);
             onTrain[k] = train.newEngine(eps);
@@ -54,19 +95,21 @@ public final class EvaluationSweeps {
                 INDArray ru = Potentials.unary(train, f.unary(), eps), rp = Potentials.pairwise(train, f.pair(), eps);
                 StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%4d %9.2f", it, learnSeconds[0]));
                 for (int k = 0; k < n; k++) {
-                    int sweeps = Integer.parseInt(ks[k]);
                     long x = System.nanoTime();
                     onTest[k].setPotentials(tu, tp);
-                    onTest[k].iterate(sweeps);
-                    double te = Potentials.error(test, onTest[k].decode());
+                    double te = Potentials.error(test, sweep(onTest[k], ks[k], test, used[k], changed[k]));
                     long y = System.nanoTime();
                     onTrain[k].setPotentials(ru, rp);
-                    onTrain[k].iterate(sweeps);
-                    double tr = Potentials.error(train, onTrain[k].decode());
+                    double tr = Potentials.error(train, sweep(onTrain[k], ks[k], train, used[k], changed[k]));
                     long z = System.nanoTime();
                     secTest[k] += (y - x) / 1e9;
                     secTrain[k] += (z - y) / 1e9;
                     line.append(String.format(Locale.ROOT, " %9.5f %9.5f", te, tr));
+                }
+                if (a.length > 4 && a[4].equals("noref")) {
+                    System.out.println(line);
+                    lastEnd[0] = System.nanoTime();
+                    return true;
                 }
                 int swept;
                 try (MessagePassing ref = test.newEngine(eps); MessagePassing refTrain = train.newEngine(eps)) {
@@ -85,7 +128,13 @@ public final class EvaluationSweeps {
             new AlternatingLearner(s, o.unary(), o.pair()).train(train, null, probe);
         }
         System.out.printf(Locale.ROOT, "learning %.1f s;", learnSeconds[0]);
-        for (int k = 0; k < n; k++) System.out.printf(Locale.ROOT, " K=%s: test %.2f s, train %.2f s;", ks[k], secTest[k], secTrain[k]);
+        for (int k = 0; k < n; k++) System.out.printf(Locale.ROOT, " K=%s: test %.2f s, train %.2f s, %.2f sweeps per set;", ks[k], secTest[k], secTrain[k], used[k][0] / (double) used[k][1]);
         System.out.println();
+        for (int k = 0; k < n; k++) {
+            if (Character.isDigit(ks[k].charAt(0))) continue;
+            StringBuilder line = new StringBuilder("K=" + ks[k] + ": labels changed per evaluation in sweep 2, 3, ...:");
+            for (int q = 1; q < changed[k].length && changed[k][q] > 0; q++) line.append(String.format(Locale.ROOT, " %.0f", changed[k][q] / (double) used[k][1]));
+            System.out.println(line);
+        }
     }
 }

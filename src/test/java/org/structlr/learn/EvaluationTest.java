@@ -94,4 +94,36 @@ class EvaluationTest {
         engine.iterate(k);
         return Potentials.error(b, engine.decode());
     }
+
+    /**
+     * Learning never reads the evaluation engines: without errors (0 sweeps), with auto and with 50
+     * warm sweeps per evaluation, the objective curve and the learned model's predictions are the
+     * same bits, under the paper schedule and the extrapolating one (which reads the objective
+     * inside learning). The evaluations did run: errors where asked, none with 0 sweeps.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {org.structlr.schedule.Schedules.PAPER, org.structlr.schedule.Schedules.EXTRAPOLATE})
+    void evaluationNeverChangesLearning(String schedule) {
+        List<Training.Outcome> runs = new ArrayList<>();
+        for (int sweeps : new int[] {0, LearnSettings.AUTO_EVAL_SWEEPS, 50}) {
+            LearnSettings s = new LearnSettings(4, 0.1, 5, sweeps, 1, 3).withSchedule(schedule);
+            runs.add(Training.train(data, "linear", "linear", s, 1, LearnListener.NONE));
+        }
+        Training.Outcome off = runs.get(0);
+        int[] offLabels = predict(off.model());
+        for (Training.Outcome on : runs.subList(1, 3)) {
+            assertEquals(off.curve().size(), on.curve().size());
+            for (int k = 0; k < off.curve().size(); k++) {
+                assertEquals(off.curve().get(k).objective(), on.curve().get(k).objective(), 0.0, "objective of iteration " + (k + 1));
+                assertEquals(false, Double.isNaN(on.curve().get(k).testError()), "the evaluation ran");
+                assertEquals(true, Double.isNaN(off.curve().get(k).testError()), "no errors without evaluation sweeps");
+            }
+            org.junit.jupiter.api.Assertions.assertArrayEquals(offLabels, predict(on.model()), "predicted test labels");
+        }
+    }
+
+    private static int[] predict(org.structlr.model.CrfModel m) {
+        ExampleBatch b = new ExampleBatch(data.test(), m.numLabels(), m.pairTypes());
+        return org.structlr.model.Predictor.predict(m, b, org.structlr.model.Predictor.defaultStop(b, 200, 1e-6)).labels();
+    }
 }

@@ -19,10 +19,14 @@ import java.util.function.IntConsumer;
  * waits (a worker for the next job, the caller for the workers) first spins for up to
  * {@link #SPIN_NANOS}, yielding its core to any other runnable thread after the first few
  * microseconds, and only then parks. On an idle machine the hand-off costs well under a
- * microsecond; on a busy one a waiter gives its core away almost at once and costs at most that
- * short spin per hand-off, unlike OpenMP's long spin-waits (ND4J's native threads made a 2-thread
- * run 2.5x slower beside one other process). Written by hand because no JDK executor spins before
- * parking, and the JDK's own hand-offs (a queue and a Future per part) park at once.
+ * microsecond; on a busy one a waiter gives its core away almost at once (it yields on every
+ * turn of the spin), unlike OpenMP's long spin-waits (ND4J's native threads made a 2-thread run
+ * 2.5x slower beside one other process). The spin lasts half a millisecond: the threads of one
+ * sweep may finish a few per cent of it apart (work is shared by whole images), on the bench's
+ * 2 ms sweeps more than the former 50 us: the first to finish then parked and the next hand-off
+ * paid a wake-up ({@link #parks} counts them; not yet measured on an idle machine). Written by
+ * hand because no JDK executor spins before parking, and the JDK's own hand-offs (a queue and a
+ * Future per part) park at once.
  *
  * <h2>Failure</h2>
  * {@link #run} returns, or throws, only after every part has finished, so no worker is still
@@ -38,7 +42,9 @@ import java.util.function.IntConsumer;
 final class SweepPool {
     private static final ConcurrentHashMap<Integer, SweepPool> SHARED = new ConcurrentHashMap<>();
     /** How long a waiting thread spins before it parks, and after how long it yields while spinning. */
-    static final long SPIN_NANOS = 50_000, YIELD_AFTER_NANOS = 5_000;
+    static final long SPIN_NANOS = 500_000, YIELD_AFTER_NANOS = 5_000;
+    /** Times a waiting thread of any pool parked (diagnostics: {@code FusedSpeedCheck} prints it per call). */
+    private static final java.util.concurrent.atomic.LongAdder PARKS = new java.util.concurrent.atomic.LongAdder();
 
     private final int threads;
     private final Worker[] workers;
@@ -70,6 +76,9 @@ final class SweepPool {
     }
 
     int threads() { return threads; }
+
+    /** How many times a waiting thread (caller or worker, any pool) has parked since the process started. */
+    static long parks() { return PARKS.sum(); }
 
     /**
      * Runs {@code part.accept(p)} for p = 0 .. parts-1, part p on thread {@code p % threads} (0 is
@@ -128,6 +137,7 @@ final class SweepPool {
                 Thread.yield();
             } else {
                 parkedCaller = Thread.currentThread();
+                PARKS.increment();
                 boolean interrupted = false;
                 while (pending.get() != 0) {
                     LockSupport.park(this);
@@ -182,6 +192,7 @@ final class SweepPool {
                     Thread.yield();
                 } else {
                     parked = true;
+                    PARKS.increment();
                     while (generation == seen) LockSupport.park(this);
                     parked = false;
                 }

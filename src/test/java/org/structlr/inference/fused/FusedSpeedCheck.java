@@ -35,7 +35,7 @@ public final class FusedSpeedCheck {
         java.lang.management.ThreadMXBean tm = java.lang.management.ManagementFactory.getThreadMXBean();
         long total = 0;
         com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-        long cpu0 = os.getProcessCpuTime(), wall0 = System.nanoTime();
+        long cpu0 = os.getProcessCpuTime(), wall0 = System.nanoTime(), parks0 = SweepPool.parks();
         for (int b = 0; b < blocks; b++) {
             long t0 = System.nanoTime(), k = 0, c0 = tm.getCurrentThreadCpuTime();
             do {
@@ -50,8 +50,8 @@ public final class FusedSpeedCheck {
         Arrays.sort(rate);
         Arrays.sort(threadCpuRate);
         System.out.printf("%dx%dx%d L=%d threads=%d, " + perCall + " sweeps per call: best %.2f M/s, median %.2f M/s, mean %.2f M/s, %.2f M per process CPU-second,"
-                        + " best %.2f M per CPU-second of the calling thread (%d sweeps), dual %.6f%n",
+                        + " best %.2f M per CPU-second of the calling thread (%d sweeps), %.3f parks per call, dual %.6f%n",
                 count, h, w, labels, threads, rate[blocks - 1] / 1e6, rate[blocks / 2] / 1e6, total * (double) nv / wall / 1e6,
-                total * (double) nv / cpu / 1e6, threadCpuRate[blocks - 1] / 1e6, total, mp.dual());
+                total * (double) nv / cpu / 1e6, threadCpuRate[blocks - 1] / 1e6, total, (SweepPool.parks() - parks0) / (double) (total / perCall), mp.dual());
     }
 }
