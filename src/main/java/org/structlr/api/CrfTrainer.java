@@ -194,7 +194,7 @@ public final class CrfTrainer {
             throw new IllegalArgumentException("validation needs val examples (CrfData.of(train, val, test) or a val/ folder); this data has none");
         }
         try (Validation validation = valEvery == 0 ? null : new Validation(ds.val(), ds.numLabels(),
-                Training.pairTypeNames(ds.numPairTypes()), settings.eps(), valEvery, patience, valSweeps)) {
+                Training.pairTypeNames(ds.numPairTypes()), regions, settings.eps(), valEvery, patience, valSweeps)) {
             LearnListener l = validation == null ? told
                     : validation.around(told, settings.iterations(), c -> listener.onValidation(TrainingReport.Check.of(c)));
             Training.Outcome out = Training.train(ds, unary, pairwise, regions, settings, weights, threads, l, from == null ? null : from.state(), sink);

@@ -232,12 +232,11 @@ final class TrainCommand implements Callable<Integer> {
         return Main.EXIT_OK;
     }
 
-    /** What region factors do not do yet, refused before any work: Spark, validation. */
+    /** What region factors do not do yet, refused before any work: Spark (its partitions hold no region factors). */
     private void checkRegionOptions(Checkpoint from, ClusterTraining cluster) {
         if (regions == org.structlr.model.RegionLayout.NONE) return;
         String r = "option '--regions " + regions.label() + "'";
         if (cluster != null) throw new BadInputException(r + " does not work with --spark yet (train without --spark)");
-        if (valEvery > 0) throw new BadInputException(r + " does not work with --val-every yet");
     }
 
     private ClusterTraining cluster() {
@@ -260,7 +259,7 @@ final class TrainCommand implements Callable<Integer> {
     /** The validation of this run, on the data set's val examples. */
     private Validation validation(Dataset ds, LearnSettings settings) {
         if (ds.val().isEmpty()) throw new BadInputException(data + ": option '--val-every' needs val examples (a val/ folder), this data set has none");
-        return new Validation(ds.val(), ds.numLabels(), Training.pairTypeNames(ds.numPairTypes()), settings.eps(), valEvery, patience, valSweeps);
+        return new Validation(ds.val(), ds.numLabels(), Training.pairTypeNames(ds.numPairTypes()), regions, settings.eps(), valEvery, patience, valSweeps);
     }
 
     /** One line per validation check (standard output: the progress bar is on standard error). */

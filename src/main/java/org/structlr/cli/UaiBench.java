@@ -214,7 +214,11 @@ public final class UaiBench {
             java.util.Collections.reverse(parts);
             for (String part : parts) {
                 Path f = out.resolve(part + ".tsv");
-                if (Files.exists(f)) for (String l : Files.readAllLines(f).subList(1, Files.readAllLines(f).size())) r.put(l.split("\t")[0], l.split("\t", -1));
+                if (Files.exists(f)) for (String l : Files.readAllLines(f).subList(1, Files.readAllLines(f).size())) {
+                    String[] row = l.split("\t", -1);
+                    if (!part.equals(parts.get(parts.size() - 1))) row[row.length - 1] = "from " + part;   // shown beside the cell
+                    r.put(row[0], row);
+                }
             }
             rows.put(v, r);
         }
@@ -245,8 +249,8 @@ public final class UaiBench {
                 if (Boolean.parseBoolean(r[6])) cert[k]++;
                 time[k] += Double.parseDouble(r[7]);
                 cpu[k] += Double.parseDouble(r[8]);
-                s.append(String.format("%.4f (%s%.2f%%%s) %.1f / %.1f s | ", e, gap <= 0 ? "" : "-", Math.abs(100 * gap), Boolean.parseBoolean(r[6]) ? ", proven" : "",
-                        Double.parseDouble(r[7]), Double.parseDouble(r[8])));
+                s.append(String.format("%.4f (%s%.2f%%%s) %.1f / %.1f s%s | ", e, gap <= 0 ? "" : "-", Math.abs(100 * gap), Boolean.parseBoolean(r[6]) ? ", proven" : "",
+                        Double.parseDouble(r[7]), Double.parseDouble(r[8]), r[r.length - 1].startsWith("from ") ? " (" + r[r.length - 1].substring(5) + ")" : ""));
             }
             s.append('\n');
         }

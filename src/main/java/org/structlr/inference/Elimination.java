@@ -31,7 +31,15 @@ public final class Elimination {
     private final int L, V;
     private final int[] off, edge, side, rOff, rReg;
 
+    private final Deadline deadline;
+
     public Elimination(LabelingEnergy energy) {
+        this(energy, Deadline.NONE);
+    }
+
+    /** Plans and eliminations give up (a plan of null, a solve of NaN) once {@code deadline} passes. */
+    public Elimination(LabelingEnergy energy, Deadline deadline) {
+        this.deadline = deadline;
         this.energy = energy;
         this.g = energy.graph();
         this.L = g.maxLabels();
@@ -108,6 +116,7 @@ public final class Elimination {
                 : lsz[a] != lsz[b] ? Double.compare(lsz[a], lsz[b]) : Integer.compare(a, b));
         for (int v : vars) left.add(v);
         for (int step = 0; step < vars.length; step++) {
+            if (deadline.passed()) return null;
             int best = left.first();
             double bestLog = lsz[best];
             if (bestLog > logMax) {   // the least filling choice is too large: the smallest table, else give up
@@ -216,6 +225,7 @@ public final class Elimination {
             int[] z = y.clone();
             for (int c = 0; c < cond.size(); c++) z[cond.get(c)] = labels[c][at[c]];
             double e = solve(plan, z);
+            if (Double.isNaN(e)) return null;   // the deadline passed
             int broken = energy.brokenCount(z);
             if (best == null || broken < bestBroken || (broken == bestBroken && e > bestE)) {
                 best = z;
@@ -242,7 +252,8 @@ public final class Elimination {
 
     /**
      * Sets the variables of the plan to their best labels with every other variable as in {@code y}
-     * (in place) and returns E(y): the MAP of the model when the plan covers every variable.
+     * (in place) and returns E(y): the MAP of the model when the plan covers every variable; NaN, and
+     * y's free variables possibly unset, when the deadline passes first.
      */
     public double solve(Plan plan, int[] y) {
         boolean[] free = plan.free();
@@ -300,6 +311,7 @@ public final class Elimination {
         int[][] argDims = new int[order.length][];
         short[][] arg = new short[order.length][];
         for (int k = 0; k < order.length; k++) {
+            if (deadline.passed()) return Double.NaN;
             int v = order[k];
             List<Table> bucket = buckets.get(k);
             buckets.set(k, null);

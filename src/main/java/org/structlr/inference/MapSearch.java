@@ -148,7 +148,7 @@ public final class MapSearch {
         takeBound(first);
         stage("first run", first.eps(), 0);
         if (settings.elimination() > 0 && timeLeft()) {
-            int[] y = new Elimination(energy).exactMap(best, settings.elimination(), EXACT_WORK * settings.elimination(), deadline);
+            int[] y = new Elimination(energy, deadline).exactMap(best, settings.elimination(), EXACT_WORK * settings.elimination(), deadline);
             if (y != null) {
                 offer(y);
                 bound = Math.min(bound, energy.energy(y));   // the exact MAP value is the tightest upper bound

@@ -45,7 +45,8 @@ public final class BatchStates implements ExampleStates {
     private INDArray thetaPAll;                   // eps g_pair on every edge (what prediction uses; = thetaP without void)
     private INDArray thetaUClamped;               // the clamped problem's unary potentials (eps g_unary, observed labels fixed), or null
     private INDArray pairBias;                    // the pairwise bias while the messages do not change, else null
-    private INDArray thetaR;                      // eps g_region as the flat region layout, or null without regions (no loss on regions)
+    private INDArray thetaR;                      // training region potentials, eps g_region as the flat region layout (simple form: regions touching void zero), or null without regions
+    private INDArray thetaRAll;                   // eps g_region on every region (what prediction and the clamped problem use), or null
     private INDArray regionMessages;              // the region messages while they do not change, else null
     private INDArray lineStart;                   // x0's messages of the current line, or null
 
@@ -94,7 +95,7 @@ public final class BatchStates implements ExampleStates {
     public void start(Functions functions, Engines from) {
         setTraining(functions);
         if (mp != null) setPotentials(mp, thetaU, thetaP, thetaR);
-        if (clamped != null) clamped.setPotentials(thetaUClamped, thetaPAll);   // no regions: Targets refuses void with regions
+        if (clamped != null) setPotentials(clamped, thetaUClamped, thetaPAll, thetaRAll);
         if (from == null) return;
         if (clamped != null) {
             if (from.clamped() == null) throw new IllegalArgumentException("the state lacks the clamped engine's messages (--void-form clamped)");
@@ -105,7 +106,7 @@ public final class BatchStates implements ExampleStates {
             from.train().restoreInto(mp);
         }
         // the evaluation engines: the current functions' potentials, then their saved state
-        if (trainEval != null) restore(trainEval, thetaU0, thetaPAll, thetaR, from.trainEval(), "training-set evaluation");
+        if (trainEval != null) restore(trainEval, thetaU0, thetaPAll, thetaRAll, from.trainEval(), "training-set evaluation");
         if (testEval != null) restore(testEval, Potentials.unary(test, current.unary(), eps), Potentials.pairwise(test, current.pair(), eps),
                 test.numRegionTypes() == 0 ? null : Potentials.regions(test, current.regions(), eps), from.testEval(), "test-set evaluation");
     }
@@ -122,7 +123,8 @@ public final class BatchStates implements ExampleStates {
         pairBias = null;
         regionMessages = null;
         if (train == null) return;
-        thetaR = train.numRegionTypes() == 0 ? null : Potentials.regions(train, f.regions(), eps);
+        thetaRAll = train.numRegionTypes() == 0 ? null : Potentials.regions(train, f.regions(), eps);
+        thetaR = truth.maskRegions(thetaRAll);
         thetaU0 = Potentials.unary(train, f.unary(), eps);
         thetaU = truth.maskUnary(thetaU0).add(truth.delta());
         thetaPAll = Potentials.pairwise(train, f.pair(), eps);
@@ -147,6 +149,12 @@ public final class BatchStates implements ExampleStates {
         if (clamped != null) {
             // the clamped form: every row, fitted to the clamped beliefs (ClampedRows)
             if (type == Functions.UNARY) return truth.clampedUnaryProblem(train.unaryFeatures(), unaryBias(), clamped.unaryBeliefs(), train.imageRows(-1));
+            if (type >= train.numPairTypes()) {
+                int t = type - train.numPairTypes();
+                if (train.regionFeatures(t).size(0) == 0) return null;
+                if (regionMessages == null) regionMessages = mp.regionMessages();
+                return truth.clampedRegionProblem(t, train.regionFeatures(t), truth.regionBias(regionMessages, t, eps), clamped.regionBeliefs());
+            }
             return truth.clampedPairProblem(type, train.pairFeatures(type), truth.ofType(pairBias(), type), truth.ofType(clamped.pairBeliefs(), type),
                     train.imageRows(type));
         }
@@ -177,7 +185,7 @@ public final class BatchStates implements ExampleStates {
     public void setFunctions(Functions functions) {
         setTraining(functions);
         if (mp != null) setPotentials(mp, thetaU, thetaP, thetaR);
-        if (clamped != null) clamped.setPotentials(thetaUClamped, thetaPAll);
+        if (clamped != null) setPotentials(clamped, thetaUClamped, thetaPAll, thetaRAll);
     }
 
     /** Every factor's potentials into {@code engine}: the regions' too when there are any ({@code regions} not null). */
@@ -215,7 +223,7 @@ public final class BatchStates implements ExampleStates {
     public Errors evaluate(int sweeps) {
         long trainWrong = 0, trainVars = 0, testWrong = 0, testVars = 0;
         if (trainEval != null) {
-            setPotentials(trainEval, thetaU0, thetaPAll, thetaR);
+            setPotentials(trainEval, thetaU0, thetaPAll, thetaRAll);
             trainEval.iterate(sweeps);
             long[] c = Potentials.wrongAndLabelled(train, trainEval.decode());
             trainWrong = c[0];

@@ -40,7 +40,8 @@ import org.structlr.oracle.RowTargets;
  * <p>Weights ({@link RowWeights}): a soft row stands for one weighted row per label y with weight
  * w t(y), w = e_k c_y (edges: e_k (c_{y_i} + c_{y_j}) / 2). Those rows are one soft row of weight
  * W = sum_y w(y) t(y) and target t'(y) = w(y) t(y) / W (the same loss, term by term); without class
- * weights W = e_k and t' = t.
+ * weights W = e_k and t' = t. A region over m variables is a row like an edge: its targets are the
+ * clamped region beliefs, and its joint label y_r weighs e_k (c_{y_1} + ... + c_{y_m}) / m.
  */
 final class ClampedRows {
     private final int numLabels;
@@ -49,6 +50,9 @@ final class ClampedRows {
     private final double[] variableWeights;  // e_k of each variable's example, or null
     private final double[][] pairExampleWeights; // per type, e_k of each edge's example (type order), or null
     private final INDArray clamp;            // [V, L]: 0 at the observed label and everywhere for void; -inf elsewhere
+    private final org.structlr.graph.FactorGraph graph;
+    private final int[][] regionsByType;     // the graph's regions of each region type, in order
+    private final double[][] regionExampleWeights; // per region type, e_k of each region's example (type order), or null
 
     /** The clamped rows of {@code b}; {@code classWeights} and {@code exampleWeights} (one per example) may be null (all 1). */
     ClampedRows(ExampleBatch b, double[] classWeights, double[] exampleWeights) {
@@ -73,6 +77,17 @@ final class ClampedRows {
         } else {
             variableWeights = null;
             pairExampleWeights = null;
+        }
+        graph = b.graph();
+        regionsByType = graph.regionsByType();
+        if (variableWeights != null) {
+            regionExampleWeights = new double[regionsByType.length][];
+            for (int t = 0; t < regionsByType.length; t++) {
+                regionExampleWeights[t] = new double[regionsByType[t].length];
+                for (int k = 0; k < regionsByType[t].length; k++) regionExampleWeights[t][k] = variableWeights[graph.regionVariable(regionsByType[t][k], 0)];
+            }
+        } else {
+            regionExampleWeights = null;
         }
         float[] c = new float[labels.length * numLabels];
         for (int v = 0; v < labels.length; v++) {
@@ -108,6 +123,46 @@ final class ClampedRows {
         double[] targets = rows(beliefs, c);
         double[] w = weigh(targets, c, pairExampleWeights == null ? null : pairExampleWeights[t], true);
         return problem(features, bias, targets, c, w, images);
+    }
+
+    /**
+     * Region type {@code t}'s oracle problem: every region of the type, fitted to its clamped beliefs,
+     * read from {@code beliefs} (the clamped engine's flat region layout); null when every row weighs 0.
+     */
+    BiasedLogisticProblem regionProblem(int t, INDArray features, INDArray bias, INDArray beliefs) {
+        int[] regions = regionsByType[t];
+        if (regions.length == 0) return null;
+        int c = graph.regionEntries(regions[0]);
+        double[] all = beliefs.castTo(DataType.DOUBLE).dup('c').data().asDouble();
+        double[] picked = new double[regions.length * c];
+        for (int k = 0; k < regions.length; k++) System.arraycopy(all, graph.regionTableOffset(regions[k]), picked, k * c, c);
+        double[] targets = rows(Nd4j.create(picked, new long[] {regions.length, c}, 'c'), c);
+        double[] w = null;
+        if (regionExampleWeights != null) {
+            // as weigh(), with a joint label's class weight the mean over the region's variables
+            w = new double[regions.length];
+            for (int k = 0; k < regions.length; k++) {
+                int r = regions[k], m = graph.regionSize(r);
+                if (classWeights == null) {
+                    w[k] = regionExampleWeights[t][k];
+                    continue;
+                }
+                double total = 0;
+                for (int y = 0; y < c; y++) {
+                    double cw = 0;
+                    for (int p = 0; p < m; p++) cw += classWeights[graph.regionLabel(r, p, y)];
+                    targets[k * c + y] *= cw / m;
+                    total += targets[k * c + y];
+                }
+                if (total > 0) {
+                    for (int y = 0; y < c; y++) targets[k * c + y] /= total;
+                } else {
+                    java.util.Arrays.fill(targets, k * c, k * c + c, 1.0 / c);
+                }
+                w[k] = regionExampleWeights[t][k] * total;
+            }
+        }
+        return problem(features, bias, targets, c, w, null);
     }
 
     private static BiasedLogisticProblem problem(INDArray features, INDArray bias, double[] t, int c, double[] w, ImageRows images) {

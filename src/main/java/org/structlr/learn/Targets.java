@@ -42,8 +42,11 @@ public final class Targets {
     private final double[][] pairWeights;   // per pairwise type, in the type's edge order, or null: all 1
     private final ClampedRows clamped;      // the clamped form's rows, or null (simple form, or no void)
     private final org.structlr.graph.FactorGraph graph;
-    private final int[][] regionLabels;     // per region type, the true joint label (table entry) of its regions, in region order
-    private final INDArray truthR;          // flat indices of the true entries in the region layout
+    private final int[][] regionLabels;     // per region type, the true joint label (table entry) of its regions, in region order (0 where void)
+    private final int[][] regionRows;       // per region type, the positions (type order) of its regions whose variables are all labelled
+    private final double[][] regionWeights; // per region type, in the type's order, or null: all 1
+    private final INDArray regionMask;      // [total region entries]: 0 on the tables of regions touching a void variable (simple form), or null
+    private final INDArray truthR;          // flat indices of the true entries in the region layout (regions with every variable labelled)
 
     private Targets(ExampleBatch b, RowWeights weights, boolean clamp) {
         if (!b.hasLabels()) throw new IllegalArgumentException("training examples must carry labels");
@@ -66,15 +69,34 @@ public final class Targets {
         voids = new VoidRows(b);
         double[] classW = null, exampleW = null;
         graph = b.graph();
-        regionLabels = new int[b.numRegionTypes()][];
-        if (b.numRegionTypes() > 0) {
-            if (voids.any()) throw new IllegalArgumentException("void labels with region factors (--regions): not yet supported");
-            if (weights.any()) throw new IllegalArgumentException("class or example weights with region factors (--regions): not yet supported");
+        // regions: a region touching a void variable is treated as an edge touching one (VoidRows): no row, no term in F, zero in training
+        int[][] byType = graph.regionsByType();
+        boolean[] regionLabelled = new boolean[graph.numRegions()];
+        java.util.List<Long> tr = new java.util.ArrayList<>();
+        for (int r = 0; r < graph.numRegions(); r++) {
+            boolean all = true;
+            for (int p = 0; p < graph.regionSize(r); p++) all &= labels[graph.regionVariable(r, p)] != Example.VOID;
+            regionLabelled[r] = all;
+            if (all) tr.add((long) graph.regionTableOffset(r) + graph.regionEntry(r, labels));
         }
-        for (int t = 0; t < regionLabels.length; t++) regionLabels[t] = b.regionLabels(t);
-        long[] tr = new long[graph.numRegions()];
-        for (int r = 0; r < tr.length; r++) tr[r] = (long) graph.regionTableOffset(r) + graph.regionEntry(r, labels);
-        truthR = Nd4j.createFromArray(tr);
+        truthR = Nd4j.createFromArray(tr.stream().mapToLong(Long::longValue).toArray());
+        regionLabels = new int[byType.length][];
+        regionRows = new int[byType.length][];
+        for (int t = 0; t < byType.length; t++) {
+            int[] rs = byType[t];
+            regionLabels[t] = new int[rs.length];
+            for (int k = 0; k < rs.length; k++) if (regionLabelled[rs[k]]) regionLabels[t][k] = graph.regionEntry(rs[k], labels);
+            regionRows[t] = java.util.stream.IntStream.range(0, rs.length).filter(k -> regionLabelled[rs[k]]).toArray();
+        }
+        if (voids.any() && !clamp && graph.numRegions() > 0) {
+            float[] mask = new float[graph.totalRegionEntries()];
+            for (int r = 0; r < graph.numRegions(); r++) {
+                if (regionLabelled[r]) java.util.Arrays.fill(mask, graph.regionTableOffset(r), graph.regionTableOffset(r) + graph.regionEntries(r), 1f);
+            }
+            regionMask = Nd4j.create(mask, new long[] {mask.length}, 'c');
+        } else {
+            regionMask = null;
+        }
         if (weights.any()) {
             // w_i = e_k c_{y_i}, w_a = e_k (c_{y_i} + c_{y_j}) / 2 (RowWeights); void rows are dropped, so their weight is never read
             int n = b.examples().size();
@@ -96,9 +118,24 @@ public final class Targets {
                 pairWeights[t] = new double[edges.length];
                 for (int k = 0; k < edges.length; k++) pairWeights[t][k] = edgeWeights[edges[k]];
             }
+            // a region row over (i_1..i_m) in example k: w_r = e_k (c_{y_1} + ... + c_{y_m}) / m, the pairwise rule for m variables
+            int[] exampleOf = new int[labels.length];
+            for (int k = 0; k < n; k++) java.util.Arrays.fill(exampleOf, b.variableOffset(k), b.variableOffset(k + 1), k);
+            regionWeights = new double[byType.length][];
+            for (int t = 0; t < byType.length; t++) {
+                regionWeights[t] = new double[byType[t].length];
+                for (int k = 0; k < byType[t].length; k++) {
+                    int r = byType[t][k], m = graph.regionSize(r);
+                    if (!regionLabelled[r]) continue;
+                    double sum = 0;
+                    for (int p = 0; p < m; p++) sum += c[labels[graph.regionVariable(r, p)]];
+                    regionWeights[t][k] = e[exampleOf[graph.regionVariable(r, 0)]] * sum / m;
+                }
+            }
         } else {
             unaryWeights = null;
             pairWeights = null;
+            regionWeights = null;
         }
         clamped = clamp ? new ClampedRows(b, classW, exampleW) : null;
     }
@@ -124,6 +161,14 @@ public final class Targets {
     /** The clamped form's problem of pairwise type {@code t}: its every edge, fitted to the type's clamped pairwise beliefs (type order). */
     BiasedLogisticProblem clampedPairProblem(int t, INDArray features, INDArray bias, INDArray beliefs, ImageRows images) {
         return clamped.pairProblem(t, features, bias, beliefs, images);
+    }
+
+    /**
+     * The clamped form's problem of region type {@code t}: its every region, fitted to the clamped region
+     * beliefs ({@code beliefs}: the clamped engine's flat region layout).
+     */
+    BiasedLogisticProblem clampedRegionProblem(int t, INDArray features, INDArray bias, INDArray beliefs) {
+        return clamped.regionProblem(t, features, bias, beliefs);
     }
 
     /** Whether some training variable is void (it then adds no term of its own, {@link VoidRows}). */
@@ -256,9 +301,29 @@ public final class Targets {
         return Nd4j.create(b, new long[] {regions.length, c}, 'c');
     }
 
-    /** Region type {@code t}'s oracle problem: every region's row, its true joint label, over the type's joint labels. */
+    /** Training region potentials (the flat region layout): the simple form's regions touching a void variable zero (a copy), else the input. */
+    INDArray maskRegions(INDArray thetaR) {
+        return regionMask == null || thetaR == null ? thetaR : thetaR.mul(regionMask.castTo(thetaR.dataType()).reshape(thetaR.shape()));
+    }
+
+    /**
+     * Region type {@code t}'s oracle problem: the row of every region whose variables are all labelled,
+     * its true joint label, over the type's joint labels, with its row weight ({@link RowWeights}: the
+     * mean of its variables' class weights times the example's); null when there is no such row or every one weighs 0.
+     */
     BiasedLogisticProblem regionProblem(int t, INDArray features, INDArray bias) {
-        return new BiasedLogisticProblem(features, regionLabels[t], bias, (int) bias.size(1));
+        int c = (int) bias.size(1);
+        double[] w = regionWeights == null ? null : regionWeights[t];
+        int[] rows = regionRows[t];
+        if (rows.length == regionLabels[t].length) return VoidRows.weighted(new BiasedLogisticProblem(features, regionLabels[t], bias, c), w);
+        if (rows.length == 0) return null;
+        int[] y = new int[rows.length];
+        double[] wr = w == null ? null : new double[rows.length];
+        for (int k = 0; k < rows.length; k++) {
+            y[k] = regionLabels[t][rows[k]];
+            if (wr != null) wr[k] = w[rows[k]];
+        }
+        return VoidRows.weighted(new BiasedLogisticProblem(Nd4j.pullRows(features, 1, rows), y, Nd4j.pullRows(bias, 1, rows), c), wr);
     }
 
     private static double picked(INDArray theta, INDArray flatIndices) {

@@ -145,7 +145,7 @@ public final class Training {
         checkData(data, "--unary", unary);
         checkData(data, "--pairwise", pair);
         checkVoid(data, settings);
-        checkRegions(data, pair, regions, settings, weights, from, sink);
+        checkRegions(data, pair, regions, settings);
         // checkpoints record the regions and weights, so that a resume continues with them (Checkpoint)
         if (sink instanceof Checkpointer c) sink = c.recording(regions, weights);
         List<String> types = pairTypeNames(data.numPairTypes());
@@ -171,11 +171,10 @@ public final class Training {
 
     /**
      * Refuses, before any work, what region factors do not do yet: a whole-image function class, an
-     * extrapolating schedule, void labels, row weights, too
-     * many joint labels, and examples that are no 4-connected grid images (named by RegionLayout).
+     * extrapolating schedule, too many joint labels, and examples that are no 4-connected grid images
+     * (named by RegionLayout).
      */
-    static void checkRegions(Dataset data, FunctionSpec pair, RegionLayout regions, LearnSettings settings, RowWeights weights,
-                             LearnerState from, StateSink sink) {
+    static void checkRegions(Dataset data, FunctionSpec pair, RegionLayout regions, LearnSettings settings) {
         if (regions == RegionLayout.NONE) return;
         String where = data.root().map(Object::toString).orElse("<data set>");
         String r = "--regions " + regions.label();
@@ -183,8 +182,6 @@ public final class Training {
         if (settings.newSchedule().extrapolates()) {
             throw new BadInputException(r + ": schedule " + settings.schedule() + " extrapolates, which does not handle region factors yet: use --schedule paper or adaptive");
         }
-        if (data.hasVoid("train")) throw new BadInputException(where + ": the training examples have void labels, which " + r + " does not handle yet");
-        if (weights.any()) throw new BadInputException(r + ": class or example weights are not supported with region factors yet");
         try {
             regions.checkLabels(data.numLabels());
         } catch (IllegalArgumentException e) {

@@ -14,6 +14,7 @@ import org.structlr.learn.LearnListener;
 import org.structlr.model.CrfModel;
 import org.structlr.model.ExampleBatch;
 import org.structlr.model.Potentials;
+import org.structlr.model.RegionLayout;
 import org.structlr.oracle.ScoreFunction;
 
 /**
@@ -48,6 +49,8 @@ public final class Validation implements AutoCloseable {
     private Check best;
     private ScoreFunction bestUnary;
     private List<ScoreFunction> bestPair;
+    private List<ScoreFunction> bestRegions = List.of();
+    private final RegionLayout regions;
     private int sinceBest;
 
     /** One check: the iteration, its val confusion matrix, whether it is the best so far, and whether to stop. */
@@ -62,12 +65,18 @@ public final class Validation implements AutoCloseable {
      * @param sweeps   most sweeps per check
      */
     public Validation(List<Example> val, int numLabels, List<String> pairTypes, double eps, int every, int patience, int sweeps) {
+        this(val, numLabels, pairTypes, RegionLayout.NONE, eps, every, patience, sweeps);
+    }
+
+    /** As above, the val examples with the region factors {@code regions} puts on each image (those of the model being trained). */
+    public Validation(List<Example> val, int numLabels, List<String> pairTypes, RegionLayout regions, double eps, int every, int patience, int sweeps) {
         if (val.isEmpty()) throw new IllegalArgumentException("validation needs val examples");
         if (every < 1) throw new IllegalArgumentException("validation every " + every + " iterations: need at least 1");
         if (patience < 0) throw new IllegalArgumentException("patience must be at least 0, got " + patience);
         if (sweeps < 1) throw new IllegalArgumentException("validation sweeps must be at least 1, got " + sweeps);
         for (Example e : val) if (!e.hasLabels()) throw new IllegalArgumentException(e.name() + ": a val example has no labels");
-        this.val = new ExampleBatch(val, numLabels, pairTypes);
+        this.regions = regions;
+        this.val = new ExampleBatch(val, numLabels, pairTypes, regions);
         this.eps = eps;
         this.every = every;
         this.patience = patience;
@@ -82,8 +91,14 @@ public final class Validation implements AutoCloseable {
 
     /** Checks the functions after iteration {@code it} (null functions are g = 0). */
     public Check check(int it, ScoreFunction unary, List<ScoreFunction> pair) {
+        return check(it, unary, pair, List.of());
+    }
+
+    /** As above, with the functions of the region types ({@code regionFunctions}; empty without region factors). */
+    public Check check(int it, ScoreFunction unary, List<ScoreFunction> pair, List<ScoreFunction> regionFunctions) {
         long t0 = System.nanoTime();
-        engine.setPotentials(Potentials.unary(val, unary, eps), Potentials.pairwise(val, pair, eps));
+        if (val.numRegionTypes() == 0) engine.setPotentials(Potentials.unary(val, unary, eps), Potentials.pairwise(val, pair, eps));
+        else engine.setPotentials(Potentials.unary(val, unary, eps), Potentials.pairwise(val, pair, eps), Potentials.regions(val, regionFunctions, eps));
         engine.run(new StopRule(sweeps, TOLERANCE * val.graph().numVariables(), 10));
         ConfusionMatrix c = ConfusionMatrix.of(val.labels(), engine.decode(), val.numLabels());
         boolean better = best == null || c.meanIou() > best.meanIou() || (Double.isNaN(best.meanIou()) && !Double.isNaN(c.meanIou()));
@@ -91,6 +106,7 @@ public final class Validation implements AutoCloseable {
             sinceBest = 0;
             bestUnary = unary;
             bestPair = new ArrayList<>(pair);
+            bestRegions = new ArrayList<>(regionFunctions);
         } else {
             sinceBest++;
         }
@@ -121,7 +137,7 @@ public final class Validation implements AutoCloseable {
             public boolean keepLearning(int iteration, Functions functions) {
                 boolean keep = inner.keepLearning(iteration, functions);
                 if (!due(iteration, totalIterations)) return keep;
-                Check c = check(iteration, functions.unary(), functions.pair());
+                Check c = check(iteration, functions.unary(), functions.pair(), functions.regions());
                 onCheck.accept(c);
                 return keep && !c.stop();
             }
@@ -134,7 +150,7 @@ public final class Validation implements AutoCloseable {
      */
     public Check checkLast(int lastIteration, CrfModel trained) {
         if (!history.isEmpty() && history.get(history.size() - 1).iteration() == lastIteration) return null;
-        return check(lastIteration, trained.unary(), trained.pair());
+        return check(lastIteration, trained.unary(), trained.pair(), trained.regions());
     }
 
     /**
@@ -158,7 +174,7 @@ public final class Validation implements AutoCloseable {
         Map<String, Object> provenance = new LinkedHashMap<>(trained.provenance());
         provenance.put("validation", v);
         return new CrfModel(trained.numLabels(), trained.eps(), trained.unaryFeatures(), trained.pairFeatures(), trained.pairTypes(),
-                bestUnary, bestPair, trained.settings(), provenance, trained.classes());
+                bestUnary, bestPair, regions, bestRegions, trained.settings(), provenance, trained.classes());
     }
 
     /** The checks as report rows (the report's snake_case): iteration, val mean_iou, pixel_accuracy, whether best so far, seconds. */

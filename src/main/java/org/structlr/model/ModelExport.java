@@ -26,6 +26,9 @@ import org.structlr.oracle.ScoreFunction;
  *   unary.zip           zero / constant / linear / mlp / cnn: a DL4J ModelSerializer zip (MultiLayerNetwork)
  *   unary.xgb.json      boost: an XGBoost model (JSON), exactly the function's rounds
  *   pair-&lt;t&gt;.zip|.xgb.json   pairwise type t, likewise
+ *   region-&lt;t&gt;.zip|.xgb.json region type t of a model with region factors ({@link RegionLayout}), likewise; the
+ *                       manifest's "regions" says which variables each region holds and how its features and
+ *                       joint labels are laid out (such an export is version 2)
  * </pre>
  * Each function is written by its {@link FunctionClass#export} (the class is found by the
  * function's kind; see {@link FunctionExport} for the built-ins' DL4J and XGBoost formats), so a
@@ -36,6 +39,8 @@ import org.structlr.oracle.ScoreFunction;
 public final class ModelExport {
     public static final String FORMAT = "structlr-export";
     public static final int VERSION = 1;
+    /** The version of an export with region factors (a reader of version 1 knows none). */
+    public static final int REGIONS_VERSION = 2;
     public static final String MANIFEST = "manifest.json";
     /** Largest |exported - structlr| allowed, relative to max(1, |g|). */
     public static final double TOLERANCE = FunctionExport.TOLERANCE;
@@ -63,15 +68,12 @@ public final class ModelExport {
      * {@code dir} is replaced only when it is an earlier export.
      */
     public static void export(CrfModel model, Path dir, Graph graph) throws IOException {
-        if (model.regionLayout() != RegionLayout.NONE) {
-            throw new org.structlr.data.BadInputException("the model has region factors (--regions " + model.regionLayout().label()
-                    + "), which export does not write yet");
-        }
+        RegionLayout regions = model.regionLayout();
         boolean grid = resolveGrid(model, graph);
         AtomicFiles.replaceFolder(dir, tmp -> {
             ObjectNode m = JSON.createObjectNode();
             m.put("format", FORMAT);
-            m.put("version", VERSION);
+            m.put("version", regions == RegionLayout.NONE ? VERSION : REGIONS_VERSION);
             m.put("numLabels", model.numLabels());
             m.put("eps", model.eps());
             ObjectNode feats = m.putObject("features");
@@ -87,7 +89,14 @@ public final class ModelExport {
                 o.put("edgeType", t);
                 types.add(o);
             }
-            m.set("energy", energyNode());
+            for (int t = 0; t < regions.numTypes(); t++) {
+                ObjectNode o = exportFunction(model.regions().get(t), regions.typeNames().get(t), "region", "region-" + t,
+                        regions.jointLabels(model.numLabels()), regions.featureWidth(model.pairFeatures()), tmp);
+                o.put("regionType", t);
+                types.add(o);
+            }
+            if (regions != RegionLayout.NONE) m.set("regions", regionsNode(regions));
+            m.set("energy", energyNode(regions != RegionLayout.NONE));
             m.set("settings", JSON.valueToTree(model.settings()));
             m.set("provenance", JSON.valueToTree(model.provenance()));
             JSON.writeValue(tmp.resolve(MANIFEST).toFile(), m);
@@ -156,9 +165,30 @@ public final class ModelExport {
         return o;
     }
 
-    private static ObjectNode energyNode() {
+    /** Where the region factors are and how a region function reads its features and scores its joint labels. */
+    private static ObjectNode regionsNode(RegionLayout regions) {
         ObjectNode o = JSON.createObjectNode();
-        o.put("formula", "F(x, y) = sum_i eps * g_unary(phi_i)[y_i] + sum_(i,j) eps * g_type(i,j)(phi_ij)[y_i * L + y_j]");
+        o.put("layout", regions.label());
+        ObjectNode types = o.putObject("types");
+        if (regions == RegionLayout.PATCHES_2X2) {
+            types.put("patch2x2", "every 2x2 patch of the H x W grid: variables (top-left, top-right, bottom-left, bottom-right)"
+                    + " = (r*W+c, r*W+c+1, (r+1)*W+c, (r+1)*W+c+1); features: the pairwise features of its edges top, bottom, left,"
+                    + " right side by side (4 x the pairwise width)");
+        } else {
+            types.put("row3", "every 3 pixels in a row: variables (r*W+c, r*W+c+1, r*W+c+2); features: the pairwise features of its"
+                    + " two horizontal edges, left first, side by side");
+            types.put("column3", "every 3 pixels in a column: variables (r*W+c, (r+1)*W+c, (r+2)*W+c); features: the pairwise features"
+                    + " of its two vertical edges, top first, side by side");
+        }
+        o.put("jointLabel", "a region's joint label (y_1, ..., y_m) over its variables in the order above is index"
+                + " sum_p y_p * L^(m-p) (row-major, the last variable fastest): g_region(phi_r) has L^m scores");
+        return o;
+    }
+
+    private static ObjectNode energyNode(boolean regions) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("formula", "F(x, y) = sum_i eps * g_unary(phi_i)[y_i] + sum_(i,j) eps * g_type(i,j)(phi_ij)[y_i * L + y_j]"
+                + (regions ? " + sum_r eps * g_type(r)(phi_r)[joint label of y_r] (the regions of \"regions\")" : ""));
         o.put("unary", "g_unary(phi_i) is a vector of L scores for variable i's features phi_i");
         o.put("pairwise", "g_type(phi_ij) is a vector of L*L scores for edge (i, j), joint label (y_i, y_j) at index y_i * L + y_j");
         o.put("prediction", "y = argmax of the beliefs of the entropy-smoothed LP relaxation (structlr predict, "

@@ -120,6 +120,77 @@ class OwnNetworkCommandTest {
         assertTrue(r.err().contains("the checkpoint was trained with --unary-option net=sha256:"), r.err());
     }
 
+    /**
+     * {@code --pairwise fcn --pairwise-net FILE} (a ComputationGraph JSON whose output scores both edges'
+     * joint labels, 2 L L channels): the model records the file's SHA-256 (not its name), predict works
+     * from the saved model, and a checkpoint after 2 of 4 iterations resumes without the file to the
+     * uninterrupted run, bit for bit (curve and the trained network's entries).
+     */
+    @Test
+    void aPairwiseNetworkTrainsPredictsAndResumesBitForBit() throws Exception {
+        ComputationGraphConfiguration.GraphBuilder g = new NeuralNetConfiguration.Builder().seed(5).dataType(DataType.FLOAT)
+                .convolutionMode(ConvolutionMode.Same).updater(new Sgd(0.1)).graphBuilder().addInputs("in");
+        g.addLayer("c1", new ConvolutionLayer.Builder(3, 3).nIn(features).nOut(3).activation(Activation.TANH).build(), "in");
+        g.addLayer("edges", new ConvolutionLayer.Builder(1, 1).nIn(3).nOut(8).activation(Activation.IDENTITY).build(), "c1");
+        Path json = tmp.resolve("pairwise-net.json");
+        Files.writeString(json, g.setOutputs("edges").build().toJson());
+        String[] settings = {"--unary", "linear", "--pairwise", "fcn", "--pairwise-net", json.toString(), "--pairwise-option", "epochs=1",
+                "--sweeps", "3", "--eval-sweeps", "3", "--seed", "3", "--quiet", "--threads", "1"};
+        Path plain = tmp.resolve("plain"), ck = tmp.resolve("ck"), resumed = tmp.resolve("resumed");
+        List<String> a = new ArrayList<>(List.of("train", "--data", data.toString()));
+        a.addAll(List.of(settings));
+        List<String> whole = new ArrayList<>(a), half = new ArrayList<>(a);
+        whole.addAll(List.of("--iterations", "4", "--output", plain.resolve("model").toString(), "--report", plain.resolve("r.json").toString()));
+        half.addAll(List.of("--iterations", "2", "--checkpoint", ck.toString(), "--checkpoint-every", "1"));
+        TrainPredictCommandTest.Run r = TrainPredictCommandTest.run(whole.toArray(String[]::new));
+        assertEquals(0, r.code(), r.err());
+        r = TrainPredictCommandTest.run(half.toArray(String[]::new));
+        assertEquals(0, r.code(), r.err());
+        r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(), "--iterations", "4", "--quiet",
+                "--output", resumed.resolve("model").toString(), "--report", resumed.resolve("r.json").toString());
+        assertEquals(0, r.code(), r.err());
+        JsonNode x = new ObjectMapper().readTree(plain.resolve("r.json").toFile()).get("iterations");
+        JsonNode y = new ObjectMapper().readTree(resumed.resolve("r.json").toFile()).get("iterations");
+        assertEquals(4, x.size());
+        assertEquals(x.size(), y.size());
+        for (int k = 0; k < x.size(); k++) {
+            for (String key : List.of("iteration", "objective", "train_error", "test_error")) {
+                assertEquals(x.get(k).get(key), y.get(k).get(key), key + " of iteration " + (k + 1));
+            }
+        }
+        CrfModel m = CrfModel.load(plain.resolve("model"));
+        java.util.Map<String, byte[]> na = new java.util.TreeMap<>(), nb = new java.util.TreeMap<>();
+        try (java.util.stream.Stream<Path> files = Files.walk(plain.resolve("model"))) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".zip")).toList()) {
+                Path other = resumed.resolve("model").resolve(plain.resolve("model").relativize(f));
+                entries(f).forEach((k, v) -> na.put(f.getFileName() + "/" + k, v));
+                entries(other).forEach((k, v) -> nb.put(f.getFileName() + "/" + k, v));
+            }
+        }
+        assertFalse(na.isEmpty(), "the model holds the trained network");
+        assertEquals(na.keySet(), nb.keySet());
+        for (String e : na.keySet()) assertArrayEquals(na.get(e), nb.get(e), "the trained networks' " + e + ", byte for byte");
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, Object> options = (java.util.Map<String, Object>) m.settings().get("pairwiseOptions");
+        String digest = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(json)));
+        assertEquals("sha256:" + digest, options.get("net"), "the file's SHA-256 is recorded: " + options);
+        assertEquals("fcn", m.settings().get("pairwise"));
+        assertFalse(Files.readString(plain.resolve("model/model.json")).contains(json.getFileName().toString()), "the file's name is not recorded");
+
+        // predict from the saved model: the labels the model in memory gives
+        Path example;
+        try (java.util.stream.Stream<Path> s = Files.list(data.resolve("test"))) {
+            example = s.sorted().findFirst().orElseThrow();
+        }
+        Path out = tmp.resolve("p.npz");
+        r = TrainPredictCommandTest.run("predict", "--model", plain.resolve("model").toString(), "--input", example.toString(),
+                "--output", out.toString(), "--quiet");
+        assertEquals(0, r.code(), r.err());
+        org.structlr.data.Example ex = Dataset.load(data).test().get(0);
+        assertArrayEquals(org.structlr.model.Predictor.predictEach(m, List.of(ex), 100, 1e-5).get(0).labels(),
+                org.structlr.data.Npz.read(out).get("labels").toIntArray());
+    }
+
     /** A zip's entries and their bytes (its headers carry the time of writing). */
     static java.util.Map<String, byte[]> entries(Path zip) throws IOException {
         java.util.Map<String, byte[]> out = new java.util.TreeMap<>();

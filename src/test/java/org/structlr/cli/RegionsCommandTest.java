@@ -162,6 +162,64 @@ class RegionsCommandTest {
         }
     }
 
+    /**
+     * {@code export} of a patch model: the region function is a DL4J zip beside the others, its manifest
+     * entry says so (role region, L^4 classes, 4 x the pairwise width), the manifest describes the regions
+     * (version 2), and the restored network gives the function's scores.
+     */
+    @Test
+    void exportWritesTheRegionFunction() throws Exception {
+        Path out = tmp.resolve("export");
+        TrainPredictCommandTest.Run r = TrainPredictCommandTest.run("export", "--model", model.toString(), "--output", out.toString());
+        assertEquals(0, r.code(), r.err());
+        JsonNode m = new ObjectMapper().readTree(out.resolve("manifest.json").toFile());
+        assertEquals(2, m.path("version").asInt());
+        assertEquals("patches2x2", m.path("regions").path("layout").asText());
+        assertTrue(m.path("energy").path("formula").asText().contains("sum_r eps * g_type(r)"), m.path("energy").toString());
+        JsonNode region = null;
+        for (JsonNode t : m.path("factorTypes")) if (t.path("role").asText().equals("region")) region = t;
+        assertTrue(region != null, m.path("factorTypes").toString());
+        CrfModel loaded = CrfModel.load(model);
+        assertEquals("patch2x2", region.path("name").asText());
+        assertEquals(16, region.path("numClasses").asInt());
+        assertEquals(4 * loaded.pairFeatures(), region.path("features").asInt());
+        assertEquals(0, region.path("regionType").asInt());
+        Path zip = out.resolve(region.path("file").asText());
+        assertEquals("region-0.zip", zip.getFileName().toString());
+        org.deeplearning4j.nn.multilayer.MultiLayerNetwork net = org.deeplearning4j.util.ModelSerializer.restoreMultiLayerNetwork(zip.toFile(), false);
+        org.nd4j.linalg.api.ndarray.INDArray x = org.nd4j.linalg.factory.Nd4j.rand(org.nd4j.linalg.api.buffer.DataType.FLOAT, 12, 4L * loaded.pairFeatures());
+        double[] want = loaded.regions().get(0).scores(x).reshape(-1).castTo(org.nd4j.linalg.api.buffer.DataType.DOUBLE).toDoubleVector();
+        double[] got = net.output(x).reshape(-1).castTo(org.nd4j.linalg.api.buffer.DataType.DOUBLE).toDoubleVector();
+        assertArrayEquals(want, got, 1e-4, "the exported region network's scores");
+    }
+
+    /**
+     * {@code --val-every} with patches: the val examples get the patches too, and the model kept is the best
+     * check's (unary, pairwise and patch functions): measured again, its val mean IoU is the best check's.
+     */
+    @Test
+    void validationKeepsTheBestCheckOfAPatchModel() throws IOException {
+        Path withVal = tmp.resolve("with-val");
+        new DenoisingGenerator().generateTo(withVal, 3, 3, 8, 8, 6);
+        Files.createDirectories(withVal.resolve("val"));
+        Files.move(withVal.resolve("test/001.npz"), withVal.resolve("val/001.npz"));
+        Files.move(withVal.resolve("test/002.npz"), withVal.resolve("val/002.npz"));
+        Path out = tmp.resolve("val-model"), report = tmp.resolve("val.json");
+        TrainPredictCommandTest.Run r = TrainPredictCommandTest.run("train", "--data", withVal.toString(), "--regions", "patches2x2",
+                "--iterations", "4", "--val-every", "1", "--sweeps", "3", "--eval-sweeps", "3", "--quiet", "--threads", "1",
+                "--output", out.toString(), "--report", report.toString());
+        assertEquals(0, r.code(), r.err());
+        JsonNode checks = new ObjectMapper().readTree(report.toFile()).get("validation");
+        assertEquals(4, checks.size());
+        double best = Double.NEGATIVE_INFINITY;
+        for (JsonNode c : checks) best = Math.max(best, c.get("mean_iou").asDouble());
+        CrfModel m = CrfModel.load(out);
+        assertEquals(RegionLayout.PATCHES_2X2, m.regionLayout());
+        assertTrue(m.regions().get(0) != null);
+        assertEquals(best, org.structlr.metrics.Evaluation.confusion(m, Dataset.load(withVal).val(), 100, 1e-5).meanIou(), 1e-3,
+                "the kept model's val mean IoU, measured again");
+    }
+
     @Test
     void whatRegionsDoNotDoYetIsOneErrorAndNoModel() throws IOException {
         Path out = tmp.resolve("m");

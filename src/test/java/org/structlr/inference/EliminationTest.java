@@ -193,4 +193,15 @@ class EliminationTest {
         LabelingEnergy en = randomModel(301, 10);
         assertNull(new Elimination(en).exactMap(new int[10], 2, 2, Deadline.NONE));
     }
+
+    /** Once the deadline has passed, the exact attempt gives up at once (infer --time-limit holds) where without one it solves the model. */
+    @Test
+    void aPassedDeadlineStopsTheExactAttempt() {
+        LabelingEnergy en = randomModel(7, 9);
+        int[] y = new int[9];
+        assertNotNull(new Elimination(en).exactMap(y, 1 << 20, 1 << 24, Deadline.NONE));
+        assertNull(new Elimination(en, () -> true).exactMap(y, 1 << 20, 1 << 24, Deadline.NONE));
+        Elimination.Plan plan = new Elimination(en).plan(all(9), 1 << 20);
+        assertTrue(Double.isNaN(new Elimination(en, () -> true).solve(plan, y.clone())));
+    }
 }

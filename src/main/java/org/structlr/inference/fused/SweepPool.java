@@ -22,10 +22,11 @@ import java.util.function.IntConsumer;
  * microsecond; on a busy one a waiter gives its core away almost at once (it yields on every
  * turn of the spin), unlike OpenMP's long spin-waits (ND4J's native threads made a 2-thread run
  * 2.5x slower beside one other process). The spin lasts half a millisecond: the threads of one
- * sweep finish up to a few per cent of it apart (work is shared by whole images), which on the
- * bench's 2 ms sweeps was often more than the former 50 us, so the first to finish parked and the
- * next hand-off paid a wake-up ({@link #parks} counts them). Written by hand because no JDK executor spins before
- * parking, and the JDK's own hand-offs (a queue and a Future per part) park at once.
+ * sweep may finish a few per cent of it apart (work is shared by whole images), on the bench's
+ * 2 ms sweeps more than the former 50 us: the first to finish then parked and the next hand-off
+ * paid a wake-up ({@link #parks} counts them; not yet measured on an idle machine). Written by
+ * hand because no JDK executor spins before parking, and the JDK's own hand-offs (a queue and a
+ * Future per part) park at once.
  *
  * <h2>Failure</h2>
  * {@link #run} returns, or throws, only after every part has finished, so no worker is still

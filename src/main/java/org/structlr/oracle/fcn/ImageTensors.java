@@ -5,7 +5,9 @@ import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.oracle.BiasedLogisticProblem;
 import org.structlr.oracle.ImageRows;
 import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.api.ops.DynamicCustomOp;
 import org.nd4j.linalg.indexing.NDArrayIndex;
+import org.structlr.oracle.RowTargets;
 import org.structlr.graph.GridBatch;
 
 /**
@@ -83,24 +85,18 @@ final class ImageTensors {
 
     /**
      * Per image {@code {one-hot, bias}}, each {@code [1, KC, H, W]}: problem row i is group row
-     * {@code slot(i)} of the batch (its pixel for unary rows, {@link #edgeSlots} of its edge
-     * for pairwise rows); groups no row names stay all-zero and so do not count (see {@link FcnLoss}).
+     * {@code slot(i)} of the batch ({@link #slots}); groups no row names stay all-zero and so do not
+     * count (see {@link FcnLoss}). Built with ND4J ops: the bias, which the learner computed in ND4J
+     * arrays from the messages, is scattered into place where it is (on a GPU: on the device); from
+     * the host come only the slots (n ints) and the targets T (n x C, {@link RowTargets#matrix}),
+     * which are host data.
      */
     static INDArray[][] labels(BiasedLogisticProblem p, ImageRows im, int groups, DataType t) {
         GridBatch layout = im.layout();
-        int c = p.numClasses(), n = p.numRows();
-        int[] rows = im.rows();
-        org.structlr.oracle.RowTargets targets = p.targets();
-        int[] slotOf = im.perEdge() ? edgeSlots(layout) : null;
-        float[] bias = BiasedLogisticProblem.flatFloat(p.bias());
         long slots = (long) layout.numVariables() * groups;
-        float[] y = new float[Math.toIntExact(slots * c)], b = new float[y.length];
-        for (int i = 0; i < n; i++) {
-            int s = im.perEdge() ? slotOf[rows[i]] : rows[i];
-            for (int k = 0; k < c; k++) y[s * c + k] = (float) targets.target(i, k);
-            System.arraycopy(bias, i * c, b, s * c, c);
-        }
-        INDArray oneHot = Nd4j.create(y, new long[]{slots, c}, 'c'), biasRows = Nd4j.create(b, new long[]{slots, c}, 'c');
+        INDArray at = Nd4j.createFromArray(slots(im));
+        INDArray oneHot = scatterRows(slots, at, p.targets().matrix(t));
+        INDArray biasRows = scatterRows(slots, at, p.bias().castTo(t));
         INDArray[][] out = new INDArray[layout.count()][];
         for (int k = 0; k < out.length; k++) {
             int h = layout.height(k), w = layout.width(k);
@@ -110,5 +106,21 @@ final class ImageTensors {
                     toChannels(biasRows.get(NDArrayIndex.interval(from, to), NDArrayIndex.all()), h, w, groups, t)};
         }
         return out;
+    }
+
+    /** Every problem row's group row: its pixel for unary rows, {@link #edgeSlots} of its edge for pairwise rows. */
+    static int[] slots(ImageRows im) {
+        int[] rows = im.rows();
+        if (!im.perEdge()) return rows;
+        int[] slotOf = edgeSlots(im.layout()), out = new int[rows.length];
+        for (int i = 0; i < rows.length; i++) out[i] = slotOf[rows[i]];
+        return out;
+    }
+
+    /** {@code [slots, C]} zeros with row {@code at[i]} = {@code rows[i]} (distinct slots), by ND4J's scatter_upd. */
+    private static INDArray scatterRows(long slots, INDArray at, INDArray rows) {
+        INDArray zeros = Nd4j.zeros(rows.dataType(), slots, rows.size(1));
+        if (rows.size(0) == 0) return zeros;
+        return Nd4j.exec(DynamicCustomOp.builder("scatter_upd").addInputs(zeros, at, rows).addOutputs(zeros).build())[0];
     }
 }
