@@ -65,7 +65,7 @@ public final class LocalSearch {
             forestMove(z, rnd);
             double ez = energy.energy(z);
             int bz = energy.brokenCount(z);
-            if (bz < broken || (bz == broken && ez > e + 1e-12 * Math.max(1, Math.abs(e)))) {
+            if (improves(bz, ez, broken, e)) {
                 System.arraycopy(z, 0, y, 0, V);
                 e = ez;
                 broken = bz;
@@ -75,6 +75,16 @@ public final class LocalSearch {
             }
         }
         return e;
+    }
+
+    /**
+     * Whether a labelling with {@code broken} hard constraints broken and energy {@code energy} beats
+     * the incumbent's: fewer broken first, then an energy higher by more than a relative 1e-12 (so
+     * that rounding alone never counts as progress and the searches' idle counters can end them).
+     */
+    static boolean improves(int broken, double energy, int incumbentBroken, double incumbentEnergy) {
+        return broken < incumbentBroken
+                || (broken == incumbentBroken && energy > incumbentEnergy + 1e-12 * Math.max(1, Math.abs(incumbentEnergy)));
     }
 
     /** One move: a random induced forest, solved exactly with the rest fixed. */
@@ -313,7 +323,7 @@ public final class LocalSearch {
                 for (int t = 0; t < g.regionEntries(r); t++) {
                     for (int q = 0; q < n; q++) y[members[q]] = g.regionLabel(r, q, t);
                     double[] here = componentTerms(y, members, n, stamp++, mark, rmark);
-                    if (here[0] < best[0] || (here[0] == best[0] && here[1] > best[1] + 1e-12 * Math.max(1, Math.abs(best[1])))) {
+                    if (improves((int) here[0], here[1], (int) best[0], best[1])) {
                         best = here;
                         bestT = t;
                     }
@@ -381,7 +391,7 @@ public final class LocalSearch {
             int[] z = y.clone();
             double ez = elimination.solve(plan, z);
             int bz = energy.brokenCount(z);
-            if (bz < broken || (bz == broken && ez > e + 1e-12 * Math.max(1, Math.abs(e)))) {
+            if (improves(bz, ez, broken, e)) {
                 System.arraycopy(z, 0, y, 0, V);
                 e = ez;
                 broken = bz;
