@@ -24,7 +24,8 @@ import java.util.function.IntConsumer;
  * 2.5x slower beside one other process). The spin lasts half a millisecond: the threads of one
  * sweep may finish a few per cent of it apart (work is shared by whole images), on the bench's
  * 2 ms sweeps more than the former 50 us: the first to finish then parked and the next hand-off
- * paid a wake-up ({@link #parks} counts them; not yet measured on an idle machine). Written by
+ * paid a wake-up ({@link #parks} counts them). Measured idle at 25 sweeps per call, the 2-thread
+ * ratio's median went from 1.79x to 1.91x (docs/results.md, "Where the second core's time goes"). Written by
  * hand because no JDK executor spins before parking, and the JDK's own hand-offs (a queue and a
  * Future per part) park at once.
  *
