@@ -78,7 +78,9 @@ public final class CrfTrainer {
         RowWeights w = b.classWeights == null ? RowWeights.NONE : RowWeights.classes(b.classWeights);
         this.weights = w.withExamples(b.exampleWeights);
         this.listener = b.listener;
-        this.checkpointDir = b.checkpointDir;
+        // a resumed run goes on checkpointing into the folder it resumed from unless checkpoint(dir, every) names another
+        this.checkpointDir = b.checkpointDir != null || b.from == null ? b.checkpointDir
+                : Checkpointer.continuing(b.resumedFrom, b.from.state().iteration(), "checkpoint(dir, every)");
         this.checkpointEvery = b.checkpointEvery;
         if (checkpointEvery < 1) throw new IllegalArgumentException("checkpoint every " + checkpointEvery + " iterations: need at least 1");
         this.from = b.from;
@@ -102,7 +104,10 @@ public final class CrfTrainer {
      * into, or one of its {@code iteration-NNNNNN} folders; the newest readable one), to continue
      * it: {@link Builder#iterations} sets the new total, and the listener, threads and a new
      * checkpoint folder may be given; changing any other setting is refused by
-     * {@link Builder#build()} (it would silently change the run). Train on the same data.
+     * {@link Builder#build()} (it would silently change the run). Train on the same data. The run
+     * goes on checkpointing into the folder it resumed from (when {@code checkpoint} is one
+     * {@code iteration-NNNNNN} folder, the folder holding it), as often as the run it continues,
+     * unless {@link Builder#checkpoint} names another folder or interval.
      *
      * @throws RuntimeException naming the file when the checkpoint is missing or damaged
      */
@@ -125,6 +130,8 @@ public final class CrfTrainer {
         b.voidForm = s.voidForm();
         b.threads = cp.threads();
         b.regions = cp.regions().label();
+        b.resumedFrom = checkpoint;
+        b.checkpointEvery = cp.interval() > 0 ? cp.interval() : Checkpointer.DEFAULT_EVERY;
         Object c = cp.weights().given().get("classWeights");
         b.classWeights = c == null ? null : c instanceof List<?> l ? String.join(",", l.stream().map(String::valueOf).toList()) : c.toString();
         Object e = cp.weights().given().get("exampleWeights");
@@ -229,8 +236,9 @@ public final class CrfTrainer {
         private VoidForm voidForm = LearnSettings.DEFAULT_VOID_FORM;
         private TrainingListener listener = TrainingListener.NONE;
         private Path checkpointDir;
-        private int checkpointEvery = 5;
+        private int checkpointEvery = Checkpointer.DEFAULT_EVERY;
         private Checkpoint from;
+        private Path resumedFrom;
         private int valEvery, patience, valSweeps = 100;
         private String regions = "none";
 

@@ -109,18 +109,21 @@ final class TrainCommand implements Callable<Integer> {
 
     @Option(names = "--checkpoint", paramLabel = "DIR", converter = Location.CheckpointConverter.class,
             description = "Save the learner's whole state into this folder after every --checkpoint-every iterations and after the last"
-                    + " (one complete iteration-NNNNNN folder at a time), for --resume. In the -Pspark build also a Hadoop URI.")
+                    + " (one complete iteration-NNNNNN folder at a time, the previous kept until it is in place), for --resume."
+                    + " With --resume: the folder resumed from unless given. In the -Pspark build also a Hadoop URI.")
     Location checkpoint;
 
-    @Option(names = "--checkpoint-every", paramLabel = "N", defaultValue = "5",
-            description = "Iterations between checkpoints (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--checkpoint-every", paramLabel = "N", defaultValue = "" + Checkpointer.DEFAULT_EVERY,
+            description = "Iterations between checkpoints (default: ${DEFAULT-VALUE}; with --resume: the checkpoint's).")
     int checkpointEvery;
 
     @Option(names = "--resume", paramLabel = "DIR", converter = Location.CheckpointConverter.class,
             description = "Continue the run saved in this checkpoint folder (its latest checkpoint) on the same --data: the classes and their"
                     + " options, eps, sweeps, evaluation settings, schedule and seed are the checkpoint's (giving a different one is an error), and so are"
                     + " the threads unless --threads is given; --iterations sets the new total (default: the checkpoint's)."
-                    + " The result equals an uninterrupted run's with the same options. In the -Pspark build also a Hadoop URI.")
+                    + " The run goes on checkpointing into this folder as often as the run it continues (--checkpoint and"
+                    + " --checkpoint-every change that). The result equals an uninterrupted run's with the same options."
+                    + " In the -Pspark build also a Hadoop URI.")
     Location resume;
 
     @Option(names = "--spark", paramLabel = "MASTER",
@@ -150,7 +153,8 @@ final class TrainCommand implements Callable<Integer> {
             throw new BadInputException("option '--iterations' is " + iterations + " but the checkpoint is already at iteration " + from.state().iteration());
         }
         if (checkpointEvery < 1) throw new BadInputException("option '--checkpoint-every' must be at least 1, got " + checkpointEvery);
-        if (checkpoint == null && isGiven("--checkpoint-every")) throw new BadInputException("option '--checkpoint-every' needs --checkpoint");
+        if (from != null) continueCheckpoints(from);
+        if (checkpoint == null && isGiven("--checkpoint-every")) throw new BadInputException("option '--checkpoint-every' needs --checkpoint or --resume");
         checkValidationOptions(cluster());
         // Refuse unwritable outputs before training, so a failure never leaves some outputs behind.
         CliChecks.output("--output", output, true);
@@ -351,6 +355,21 @@ final class TrainCommand implements Callable<Integer> {
                     dataHash, examplesHash);
         }
         return new Checkpointer(checkpoint.local(), checkpointEvery, unarySpec, pairSpec, settings, threads, dataHash, examplesHash);
+    }
+
+    /**
+     * A resumed run goes on checkpointing as the run it continues would have: into the folder it
+     * resumed from unless --checkpoint names another, every as many iterations as the checkpoint
+     * records unless --checkpoint-every is given (a checkpoint from before the interval was recorded:
+     * the gap between its folder's two newest, else the default).
+     */
+    private void continueCheckpoints(Checkpoint from) {
+        if (checkpoint == null) {
+            int at = from.state().iteration();
+            checkpoint = resume.remote() ? new Location(null, Checkpointer.continuing(resume.uri(), RemoteFiles.find().orElseThrow(), at, "--checkpoint DIR"))
+                    : new Location(Checkpointer.continuing(resume.local(), at, "--checkpoint DIR"), null);
+        }
+        if (!isGiven("--checkpoint-every")) checkpointEvery = from.interval() > 0 ? from.interval() : Checkpointer.DEFAULT_EVERY;
     }
 
     /**

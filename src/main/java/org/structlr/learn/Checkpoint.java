@@ -34,7 +34,8 @@ import org.structlr.oracle.ScoreFunctions;
  *   checkpoint.json   format, version, iteration, classes ("unary", "pairwise") and their option values
  *                     ("unaryOptions", "pairwiseOptions": every option the class declares), what the oracles said of
  *                     themselves ("oracles": "unary", "pairwise" per type, as in model.json; a resume with other
- *                     oracles is refused), settings, threads, data hash, seconds,
+ *                     oracles is refused), settings, threads, data hash, seconds, the checkpoint interval of the run
+ *                     ("checkpointEvery": a resume goes on checkpointing as often),
  *                     a SHA-256 of every other file, and one of its own content
  *   unary/            the unary function (ScoreFunction.save: weights, updater state, fit count, booster)
  *   pair-&lt;t&gt;/          the function of pairwise type t
@@ -57,7 +58,7 @@ import org.structlr.oracle.ScoreFunctions;
  * version 3, so that a build that knows neither refuses it rather than continuing without them.
  */
 public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads, String dataHash,
-                         String examplesHash, LearnerState state, RegionLayout regions, RowWeights weights) {
+                         String examplesHash, LearnerState state, RegionLayout regions, RowWeights weights, int interval) {
     public static final String FORMAT = "structlr-checkpoint";
     /** The version of a checkpoint without region factors or weights. */
     public static final int VERSION = 2;
@@ -76,9 +77,12 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
     /**
      * {@code dataHash} ({@link DataHashes#dataHash}) is null where it is not known (a data set that only
      * Spark executors read); {@code examplesHash} ({@link DataHashes#examplesHash}) is null in
-     * checkpoints written before it was recorded.
+     * checkpoints written before it was recorded. {@code interval} is the iterations between the
+     * checkpoints of the run that wrote it ({@link Checkpointer}), 0 when not known (a checkpoint
+     * saved on its own, or written before the interval was recorded and not in a folder that shows it).
      */
     public Checkpoint {
+        if (interval < 0) throw new IllegalArgumentException("checkpoint interval " + interval);
         if (dataHash != null && dataHash.isEmpty()) dataHash = null;
         if (examplesHash != null && examplesHash.isEmpty()) examplesHash = null;
         if (regions == null) regions = RegionLayout.NONE;
@@ -92,7 +96,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
     /** Without region factors or row weights. */
     public Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads, String dataHash, String examplesHash,
                       LearnerState state) {
-        this(unary, pair, settings, threads, dataHash, examplesHash, state, RegionLayout.NONE, RowWeights.NONE);
+        this(unary, pair, settings, threads, dataHash, examplesHash, state, RegionLayout.NONE, RowWeights.NONE, 0);
     }
 
     /** A checkpoint of the two classes with every option at its default, with the data hash only (no examples hash). */
@@ -108,6 +112,11 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
     /** The pairwise class's registered name. */
     public String pairKind() {
         return pair.name();
+    }
+
+    /** This checkpoint with the checkpoint interval {@code every} (0: not known). */
+    public Checkpoint withInterval(int every) {
+        return new Checkpoint(unary, pair, settings, threads, dataHash, examplesHash, state, regions, weights, every);
     }
 
     /** Writes this checkpoint as the folder {@code dir}, atomically (a complete folder or none). */
@@ -150,6 +159,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             m.put("pairTypes", state.pair().size());
             if (regions != RegionLayout.NONE) m.put("regions", regions.label());
             if (weights.any()) m.set("weights", JSON.valueToTree(weights.given()));
+            if (interval > 0) m.put("checkpointEvery", interval);
             if (state.oracles() != null) {
                 ObjectNode o = m.putObject("oracles");
                 int T = state.pair().size();
@@ -205,7 +215,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             try {
                 Checkpoint c = loadOne(dir);
                 if (newest != null) onFallback.accept(newest.getMessage() + "; resuming from the one before, " + dir);
-                return c;
+                return c.interval() > 0 ? c : c.withInterval(Checkpointer.gap(found.stream().map(f -> f.getFileName().toString()).toList()));
             } catch (BadInputException e) {
                 if (newest == null) newest = e;
             }
@@ -300,7 +310,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
                     total, sec.path("oracleFits").asDouble(), sec.path("messagePassing").asDouble(), sec.path("evaluation").asDouble(),
                     oracles(manifest, m.path("oracles"), pair.size(), regions.numTypes()), engines[3], regionFunctions);
             return new Checkpoint(unarySpec, pairSpec, settings, m.path("threads").asInt(), m.path("dataHash").asText(""),
-                    m.path(DataHashes.EXAMPLES_HASH).asText(""), state, regions, weights);
+                    m.path(DataHashes.EXAMPLES_HASH).asText(""), state, regions, weights, Math.max(0, m.path("checkpointEvery").asInt(0)));
         } catch (IOException | IllegalArgumentException e) {
             throw new BadInputException(dir, "cannot load checkpoint: " + e.getMessage(), e);
         }

@@ -32,6 +32,12 @@ public final class Checkpointer implements StateSink {
     /** Complete checkpoints kept: the newest and the one before, to fall back on. */
     static final int KEPT = 2;
 
+    /**
+     * Iterations between checkpoints when nothing says otherwise ({@code train --checkpoint-every}'s
+     * default), and of a resumed run whose checkpoint records no interval and whose folder shows none.
+     */
+    public static final int DEFAULT_EVERY = 5;
+
     private final Folder dir;
     private final int every;
     private final FunctionSpec unary, pair;
@@ -95,7 +101,7 @@ public final class Checkpointer implements StateSink {
     @Override
     public void accept(LearnerState state) throws IOException {
         String target = String.format(Locale.ROOT, "iteration-%06d", state.iteration());
-        dir.put(target, new Checkpoint(unary, pair, settings, threads, dataHash, examplesHash, state, regions, weights));
+        dir.put(target, new Checkpoint(unary, pair, settings, threads, dataHash, examplesHash, state, regions, weights, every));
         List<String> keep = newestFirst(dir).stream().limit(KEPT).toList();
         for (String n : dir.names()) {
             if ((NAME.matcher(n).matches() && !keep.contains(n)) || LEFTOVER.matcher(n).matches()) dir.delete(n);
@@ -116,13 +122,71 @@ public final class Checkpointer implements StateSink {
     }
 
     private static void checkWritable(Folder dir) {
-        if (!dir.exists()) return;
-        if (!dir.isFolder()) throw new BadInputException(dir + ": cannot write --checkpoint: exists and is a file, not a folder");
+        String problem = unwritable(dir);
+        if (problem != null) throw new BadInputException(dir + ": cannot write --checkpoint: " + problem);
+    }
+
+    /** Why checkpoints cannot go into {@code dir} (a file; a folder holding other things; not writable), null when they can. */
+    private static String unwritable(Folder dir) {
+        if (!dir.exists()) return null;
+        if (!dir.isFolder()) return "exists and is a file, not a folder";
         for (String n : dir.names()) {
             if (!NAME.matcher(n).matches() && !LEFTOVER.matcher(n).matches()) {
-                throw new BadInputException(dir + ": cannot write --checkpoint: the folder holds " + n + ", which is not a structlr checkpoint; not writing into it");
+                return "the folder holds " + n + ", which is not a structlr checkpoint; not writing into it";
             }
         }
+        return dir.writable() ? null : "the folder is not writable";
+    }
+
+    /**
+     * The folder a run resumed from {@code resumed} goes on checkpointing into when it is given no
+     * other, as the run it continues would have: {@code resumed} itself when it is a folder of
+     * checkpoints; when it is one checkpoint (an {@code iteration-NNNNNN} folder) the folder of
+     * checkpoints holding it, if that holds none newer (a redone iteration would mix two runs'
+     * checkpoints). Otherwise, or when the folder cannot be written, an error naming {@code resumed}
+     * that asks for another folder by {@code how} (the option or method that names one).
+     *
+     * @param iteration the iteration of the checkpoint resumed
+     */
+    public static Path continuing(Path resumed, int iteration, String how) {
+        return ((LocalFolder) continuing(new LocalFolder(resumed), iteration, how)).dir();
+    }
+
+    /** As {@link #continuing(Path, int, String)}, for a checkpoint resumed from the folder {@code uri} of a remote file system. */
+    public static String continuing(String uri, RemoteFiles fs, int iteration, String how) {
+        return continuing(new RemoteFolder(uri, fs), iteration, how).toString();
+    }
+
+    private static Folder continuing(Folder resumed, int iteration, String how) {
+        String cannot = resumed + ": cannot go on checkpointing into the folder resumed from: ";
+        Folder home = resumed;
+        if (resumed.isFile(Checkpoint.MANIFEST)) {
+            home = resumed.parent();
+            if (home == null || !NAME.matcher(resumed.name()).matches() || unwritable(home) != null) {
+                throw new BadInputException(cannot + "it is one checkpoint, not in a folder of checkpoints; give this run's checkpoints a folder with " + how);
+            }
+            List<String> newer = newestFirst(home).stream().filter(n -> iterationOf(n) > iteration).toList();
+            if (!newer.isEmpty()) {
+                throw new BadInputException(cannot + home + " holds a newer checkpoint (" + newer.get(0) + ") that this run would mix with its own;"
+                        + " resume the folder (its newest) or give this run's checkpoints another folder with " + how);
+            }
+        }
+        String problem = unwritable(home);
+        if (problem != null) throw new BadInputException(cannot + problem + "; give this run's checkpoints another folder with " + how);
+        return home;
+    }
+
+    /**
+     * The iterations between the two newest of the checkpoint folders {@code newestFirst} (0 with
+     * fewer than two): the interval of the run that wrote them, or less when the newest is a run's
+     * last. What a checkpoint written before the interval was recorded continues with.
+     */
+    static int gap(List<String> newestFirst) {
+        return newestFirst.size() < 2 ? 0 : (int) (iterationOf(newestFirst.get(0)) - iterationOf(newestFirst.get(1)));
+    }
+
+    private static long iterationOf(String name) {
+        return Long.parseLong(name.substring("iteration-".length()));
     }
 
     /** The checkpoint folders under {@code dir}, newest first (none: an error naming the folder). */
@@ -137,7 +201,7 @@ public final class Checkpointer implements StateSink {
         List<String> names = new java.util.ArrayList<>();
         for (String n : dir.names()) if (NAME.matcher(n).matches() && dir.isFolder(n)) names.add(n);
         if (names.isEmpty()) throw new BadInputException(dir + ": not a structlr checkpoint (no " + Checkpoint.MANIFEST + ", no iteration-NNNNNN folder)");
-        names.sort(java.util.Comparator.comparingLong((String n) -> Long.parseLong(n.substring("iteration-".length()))).reversed());
+        names.sort(java.util.Comparator.comparingLong(Checkpointer::iterationOf).reversed());
         return names;
     }
 
@@ -149,14 +213,14 @@ public final class Checkpointer implements StateSink {
      */
     public static Checkpoint load(String uri, RemoteFiles fs, java.util.function.Consumer<String> onFallback) {
         RemoteFolder dir = new RemoteFolder(uri, fs);
-        if (dir.exists(Checkpoint.MANIFEST)) return loadRemote(uri, fs);
+        if (dir.isFile(Checkpoint.MANIFEST)) return loadRemote(uri, fs);
         List<String> names = newestFirst(dir);
         BadInputException newest = null;
         for (String n : names.subList(0, Math.min(KEPT, names.size()))) {
             try {
                 Checkpoint c = loadRemote(dir.child(n), fs);
                 if (newest != null) onFallback.accept(newest.getMessage() + "; resuming from the one before, " + dir.child(n));
-                return c;
+                return c.interval() > 0 ? c : c.withInterval(gap(names));
             } catch (BadInputException e) {
                 if (newest == null) newest = e;
             }
@@ -193,6 +257,13 @@ public final class Checkpointer implements StateSink {
         boolean exists();
         boolean isFolder();
         boolean isFolder(String name);
+        boolean isFile(String name);
+        /** Whether files can be created in it (remote: assumed, the first write says otherwise). */
+        boolean writable();
+        /** The folder holding this one, null at the root. */
+        Folder parent();
+        /** This folder's own name. */
+        String name();
         List<String> names();
         void put(String name, Checkpoint c) throws IOException;
         void delete(String name) throws IOException;
@@ -203,7 +274,16 @@ public final class Checkpointer implements StateSink {
         @Override public boolean exists() { return Files.exists(dir); }
         @Override public boolean isFolder() { return Files.isDirectory(dir); }
         @Override public boolean isFolder(String name) { return Files.isDirectory(dir.resolve(name)); }
+        @Override public boolean isFile(String name) { return Files.isRegularFile(dir.resolve(name)); }
+        @Override public boolean writable() { return Files.isWritable(dir); }
+        @Override public String name() { return dir.toAbsolutePath().normalize().getFileName() + ""; }
         @Override public String child(String name) { return dir.resolve(name).toString(); }
+
+        @Override
+        public Folder parent() {
+            Path p = dir.toAbsolutePath().normalize().getParent();
+            return p == null ? null : new LocalFolder(dir.getParent() != null ? dir.getParent() : p);
+        }
         @Override public void put(String name, Checkpoint c) throws IOException { c.save(dir.resolve(name)); }
         @Override public void delete(String name) throws IOException { AtomicFiles.deleteTree(dir.resolve(name)); }
         @Override public String toString() { return dir.toString(); }
@@ -223,8 +303,23 @@ public final class Checkpointer implements StateSink {
         @Override public boolean exists() { return io(() -> fs.exists(uri)); }
         @Override public boolean isFolder() { return io(() -> fs.isFolder(uri)); }
         @Override public boolean isFolder(String name) { return io(() -> fs.isFolder(child(name))); }
-        boolean exists(String name) { return io(() -> fs.exists(child(name))); }
+        @Override public boolean isFile(String name) { return io(() -> fs.exists(child(name)) && !fs.isFolder(child(name))); }
+        @Override public boolean writable() { return true; }
         @Override public String child(String name) { return uri.replaceAll("/+$", "") + "/" + name; }
+
+        @Override
+        public String name() {
+            String u = uri.replaceAll("/+$", "");
+            return u.substring(u.lastIndexOf('/') + 1);
+        }
+
+        @Override
+        public Folder parent() {
+            String u = uri.replaceAll("/+$", "");
+            int slash = u.lastIndexOf('/');
+            // scheme://authority/ is the root: no parent above it
+            return slash < 0 || u.substring(0, slash).endsWith("/") || u.substring(0, slash).endsWith(":") ? null : new RemoteFolder(u.substring(0, slash), fs);
+        }
         @Override public String toString() { return uri; }
 
         @Override

@@ -105,6 +105,16 @@ class ApiTrainingTest {
         }
         CrfExample ex = data.test().get(0);
         assertArrayEquals(whole.predict(ex).marginals()[7], resumed.predict(ex).marginals()[7]);
+        // the resumed run went on checkpointing into the folder it resumed from, every iteration as the run it continued
+        assertEquals(List.of("iteration-000003", "iteration-000004"), names(dir));
+        // checkpoint(dir, every) redirects it; an older checkpoint of the folder cannot continue into it (newer ones there)
+        Path elsewhere = tmp.resolve("elsewhere");
+        CrfTrainer.resume(dir).iterations(6).checkpoint(elsewhere, 2).build().train(data);
+        assertEquals(List.of("iteration-000006"), names(elsewhere));
+        assertEquals(List.of("iteration-000003", "iteration-000004"), names(dir));
+        RuntimeException older = assertThrows(RuntimeException.class, () -> CrfTrainer.resume(dir.resolve("iteration-000003")).build());
+        assertTrue(older.getMessage().startsWith(dir.resolve("iteration-000003") + ": cannot go on checkpointing into the folder resumed from")
+                && older.getMessage().contains("checkpoint(dir, every)"), older.getMessage());
 
         // a setting other than iterations, threads, listener or checkpoint would change the run: refused
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CrfTrainer.resume(dir).eps(0.2).build());
@@ -114,6 +124,14 @@ class ApiTrainingTest {
         // other data
         RuntimeException other = assertThrows(RuntimeException.class, () -> CrfTrainer.resume(dir).iterations(4).build().train(CrfData.denoising(2, 2, 16, 4)));
         assertTrue(other.getMessage().contains("not the data the checkpoint was trained on"), other.getMessage());
+    }
+
+    private static List<String> names(Path dir) {
+        try (java.util.stream.Stream<Path> s = java.nio.file.Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** Class and example weights, and region factors, are kept by the checkpoint: resume() continues with them, and refuses others. */

@@ -103,6 +103,9 @@ class CheckpointTest {
         CrfModel ma = CrfModel.load(plain.resolve("model")), mb = CrfModel.load(resumed.resolve("model"));
         assertEquals(at, ((Number) mb.provenance().get("resumedAfterIteration")).intValue());
         assertArrayEquals(predict(ma), predict(mb), "predicted test labels");
+        // the resumed run went on checkpointing into the folder, every iteration as the killed run did
+        assertEquals(List.of(String.format("iteration-%06d", at + 1), String.format("iteration-%06d", at + 2)),
+                TrainPredictCommandTest.list(ck).stream().filter(n -> !n.startsWith(".")).toList());
     }
 
     static int[] predict(CrfModel m) {
@@ -166,7 +169,8 @@ class CheckpointTest {
             Files.write(f, orig);
             Files.write(g, origG);
         }
-        // only the newest damaged: resumes from the one before, saying so
+        // only the newest damaged: resumes from the one before, saying so, and redoes iteration 2 into the folder it resumed from,
+        // a complete checkpoint in place of the damaged one (the run's own: the same bytes)
         Path f = latest.resolve(CheckpointTest.MESSAGES);
         byte[] orig = Files.readAllBytes(f);
         Files.write(f, flip(orig));
@@ -175,16 +179,90 @@ class CheckpointTest {
         assertEquals(0, fallback.code(), fallback.err());
         assertTrue(fallback.err().startsWith("warning: " + f + ": checksum mismatch"), fallback.err());
         assertTrue(fallback.err().contains("resuming from the one before, " + before), fallback.err());
-        assertEquals(1, Checkpoint.load(ck, note -> { }).state().iteration());
-        Files.write(f, orig);
-        // intact again: resumes from the newest, and goes on checkpointing into the same folder
+        assertEquals(1, fallback.err().lines().count(), fallback.err());
+        assertEquals(List.of("iteration-000001", "iteration-000002"), TrainPredictCommandTest.list(ck));
+        List<String> warnings = new ArrayList<>();
+        assertEquals(2, Checkpoint.load(ck, warnings::add).state().iteration());
+        assertEquals(List.of(), warnings, "the damaged checkpoint was replaced");
+        assertArrayEquals(orig, Files.readAllBytes(f), "the redone iteration 2's messages");
+        // resumes from the newest, and goes on checkpointing into the same folder (no --checkpoint given) at the run's interval, 1
         TrainPredictCommandTest.Run r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(),
-                "--iterations", "3", "--quiet", "--checkpoint", ck.toString());
+                "--iterations", "4", "--quiet");
         assertEquals(0, r.code(), r.err());
         assertEquals("", r.err());
-        assertEquals(List.of("iteration-000002", "iteration-000003"), TrainPredictCommandTest.list(ck));
-        assertEquals(3, Checkpoint.load(ck).state().iteration());
-        assertEquals(3, Checkpoint.load(ck).settings().iterations());
+        assertEquals(List.of("iteration-000003", "iteration-000004"), TrainPredictCommandTest.list(ck));
+        assertEquals(4, Checkpoint.load(ck).state().iteration());
+        assertEquals(4, Checkpoint.load(ck).settings().iterations());
+        assertEquals(1, Checkpoint.load(ck).interval());
+    }
+
+    /**
+     * A resumed run goes on checkpointing as the run it continues would have: into the folder it
+     * resumed from, at the recorded interval; --checkpoint and --checkpoint-every change that. A
+     * single checkpoint folder continues into the folder holding it when it is that folder's newest;
+     * otherwise (newer checkpoints there, or no folder of checkpoints around it) the resume is refused
+     * before any work, asking for --checkpoint, which then works.
+     */
+    @Test
+    void aResumedRunGoesOnCheckpointingAsTheRunItContinues() throws IOException {
+        Path ck = tmp.resolve("ck");
+        TrainPredictCommandTest.Run r = TrainPredictCommandTest.run(args("train", "--data", data.toString(), "--iterations", "4",
+                "--checkpoint", ck.toString(), "--checkpoint-every", "2"));
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("iteration-000002", "iteration-000004"), TrainPredictCommandTest.list(ck));
+        assertEquals(2, Checkpoint.load(ck).interval(), "recorded");
+        // every 2nd iteration and the last, into the folder resumed from
+        r = resume(ck, "7");
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("iteration-000006", "iteration-000007"), TrainPredictCommandTest.list(ck));
+        // --checkpoint redirects (the folder resumed from is left as it was), at the run's interval
+        Path other = tmp.resolve("other");
+        r = resume(ck, "10", "--checkpoint", other.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("iteration-000008", "iteration-000010"), TrainPredictCommandTest.list(other));
+        assertEquals(List.of("iteration-000006", "iteration-000007"), TrainPredictCommandTest.list(ck));
+        // --checkpoint-every changes the interval; the checkpoints record the new one
+        r = resume(other, "13", "--checkpoint-every", "1");
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("iteration-000012", "iteration-000013"), TrainPredictCommandTest.list(other));
+        assertEquals(1, Checkpoint.load(other).interval());
+        // one checkpoint, the newest of its folder: continues into that folder
+        r = resume(other.resolve("iteration-000013"), "14");
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("iteration-000013", "iteration-000014"), TrainPredictCommandTest.list(other));
+        // one checkpoint with a newer one beside it: refused before any work, naming it; --checkpoint elsewhere resumes it
+        Path out = tmp.resolve("M");
+        r = resume(other.resolve("iteration-000013"), "14", "--output", out.toString());
+        TrainPredictCommandTest.assertUsageError(r, other.resolve("iteration-000013").toString(),
+                "cannot go on checkpointing into the folder resumed from", "newer checkpoint (iteration-000014)", "--checkpoint DIR");
+        assertFalse(Files.exists(out), "no model written");
+        assertEquals(List.of("iteration-000013", "iteration-000014"), TrainPredictCommandTest.list(other));
+        r = resume(other.resolve("iteration-000013"), "14", "--checkpoint", tmp.resolve("branch").toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("iteration-000014"), TrainPredictCommandTest.list(tmp.resolve("branch")));
+        // one checkpoint outside a folder of checkpoints: refused the same way
+        Path lone = tmp.resolve("lone");
+        copyTree(other.resolve("iteration-000014"), lone);
+        r = resume(lone, "15");
+        TrainPredictCommandTest.assertUsageError(r, lone.toString(), "it is one checkpoint, not in a folder of checkpoints", "--checkpoint DIR");
+        assertEquals(files(other.resolve("iteration-000014")), files(lone), "nothing written into it");
+    }
+
+    private static TrainPredictCommandTest.Run resume(Path from, String iterations, String... more) {
+        List<String> a = new ArrayList<>(List.of("train", "--resume", from.toString(), "--data", data.toString(), "--iterations", iterations, "--quiet"));
+        a.addAll(List.of(more));
+        return TrainPredictCommandTest.run(a.toArray(String[]::new));
+    }
+
+    /** A copy of the folder {@code from} as {@code to}: the same checkpoint state twice (a resume writes into the folder it resumed from). */
+    static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> s = Files.walk(from)) {
+            for (Path p : s.toList()) {
+                Path q = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) Files.createDirectories(q);
+                else Files.copy(p, q);
+            }
+        }
     }
 
     static final String MESSAGES = "messages.npz";

@@ -79,7 +79,10 @@ class WeightOptionsTest {
             JsonNode manifest = new ObjectMapper().readTree(ck.resolve("iteration-000002/checkpoint.json").toFile());
             assertEquals("[1.0,4.0]", manifest.path("weights").path("classWeights").toString());
             assertEquals("[3.0,0.5,1.0]", manifest.path("weights").path("exampleWeights").toString());
-            r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(), "--iterations", "4", "--quiet",
+            // a resume goes on checkpointing into the folder it resumed from: resume a copy, the state of iteration 2 stays for the checks below
+            Path copy = dir.resolve("ck-copy");
+            CheckpointTest.copyTree(ck, copy);
+            r = TrainPredictCommandTest.run("train", "--resume", copy.toString(), "--data", data.toString(), "--iterations", "4", "--quiet",
                     "--report", dir.resolve("resumed.json").toString(), "--output", dir.resolve("model").toString());
             assertEquals(0, r.code(), r.err());
             JsonNode a = curve(dir.resolve("plain.json")), b = curve(dir.resolve("resumed.json")), u = curve(dir.resolve("unweighted.json"));

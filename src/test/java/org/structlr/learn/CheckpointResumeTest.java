@@ -162,6 +162,33 @@ class CheckpointResumeTest {
     }
 
     /**
+     * Checkpoints record the interval of the run that wrote them (a resume goes on checkpointing as
+     * often); one written before the interval was recorded (rewritten here so) takes the gap between
+     * its folder's two newest checkpoints, and loaded on its own, none (0).
+     */
+    @org.junit.jupiter.api.Test
+    void checkpointsRecordTheirIntervalAndOlderOnesTakeTheirFoldersGap() throws IOException {
+        Path ck = tmp.resolve("ck-interval");
+        Training.train(data, "linear", "linear", SETTINGS, 1, LearnListener.NONE, null,
+                new Checkpointer(ck, 2, "linear", "linear", SETTINGS, 1, DataHashes.dataHash(data)));
+        assertEquals(List.of("iteration-000002", "iteration-000004"), Checkpointer.newestFirst(ck).stream().map(d -> d.getFileName().toString()).sorted().toList());
+        assertEquals(2, Checkpoint.load(ck).interval());
+        assertEquals(2, Checkpoint.load(ck.resolve("iteration-000002")).interval(), "recorded, not the folder's gap");
+        Path newest = ck.resolve("iteration-000004");
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper()
+                .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT);
+        var m = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(newest.resolve(Checkpoint.MANIFEST).toFile());
+        assertEquals(2, m.path("checkpointEvery").asInt());
+        m.remove("checkpointEvery");
+        m.remove(Checkpoint.MANIFEST_SHA);
+        m.put(Checkpoint.MANIFEST_SHA, Checkpoint.sha256(json.writeValueAsBytes(m)));
+        json.writeValue(newest.resolve(Checkpoint.MANIFEST).toFile(), m);
+        assertEquals(4, Checkpoint.load(ck).state().iteration());
+        assertEquals(2, Checkpoint.load(ck).interval(), "the gap between iterations 2 and 4");
+        assertEquals(0, Checkpoint.load(newest).interval(), "on its own: not known");
+    }
+
+    /**
      * A checkpoint records what the oracles said of themselves (Oracle.describe, as model.json does),
      * and a resume whose oracles say otherwise (a setting that changes a fit differs) is refused,
      * naming both; the state with the recorded descriptions resumes.
