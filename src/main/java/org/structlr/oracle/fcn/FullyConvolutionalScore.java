@@ -81,13 +81,23 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
     }
 
     /**
-     * A copy of a network with its updater state. Through ModelSerializer rather than clone():
-     * measured here, ComputationGraph.clone() drops the iteration count that Adam's bias correction
-     * reads, so a continued fit would differ from one continued from the saved function. The network
-     * is small (kilobytes).
+     * A private copy of a network with its updater state, made where the arrays are (on a GPU, device
+     * copies): the same network as its zip round trip ({@link #bytes}, {@link #fromBytes}), which
+     * reads the parameters and Adam's state to the host one value at a time. The configuration goes
+     * through its JSON, as in the zip, because DL4J's {@code clone()} of a configuration drops the
+     * iteration and epoch counts (Adam's bias correction reads the iteration) and shares each layer's
+     * updater configuration (its learning rate, which {@link DescentSteps} changes) between the copy
+     * and the original; the JSON carries both, the frozen layers and everything else the file keeps.
+     * The parameters are duplicated and the updater state assigned on the device.
      */
     static ComputationGraph copy(ComputationGraph net) {
-        return fromBytes(bytes(net));
+        synchronized (net) {                       // DL4J networks are not safe for concurrent use
+            ComputationGraph c = new ComputationGraph(ComputationGraphConfiguration.fromJson(net.getConfiguration().toJson()));
+            c.init(net.params().dup(), false);
+            INDArray state = net.getUpdater().getStateViewArray();
+            if (state != null && state.length() > 0) c.getUpdater().setStateViewArray(state);   // assign: a copy
+            return c;
+        }
     }
 
     /** The network and its updater state as DL4J's own zip bytes (what the Spark learner ships). */
