@@ -14,6 +14,7 @@ import org.structlr.learn.DataHashes;
 import org.structlr.learn.IterationRecord;
 import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
+import org.structlr.learn.ResumeRefusedException;
 import org.structlr.learn.RowWeights;
 import org.structlr.learn.StateSink;
 import org.structlr.learn.VoidForm;
@@ -59,6 +60,8 @@ public final class CrfTrainer {
     private final Path checkpointDir;
     private final int checkpointEvery;
     private final Checkpoint from;
+    /** The checkpoint folder {@link #from} was loaded from, which refusals to continue it name. */
+    private final Path resumedFrom;
     private final int valEvery, patience, valSweeps;
     private final RegionLayout regions;
 
@@ -84,6 +87,7 @@ public final class CrfTrainer {
         this.checkpointEvery = b.checkpointEvery;
         if (checkpointEvery < 1) throw new IllegalArgumentException("checkpoint every " + checkpointEvery + " iterations: need at least 1");
         this.from = b.from;
+        this.resumedFrom = b.resumedFrom;
         this.valEvery = b.valEvery;
         this.patience = b.patience;
         this.valSweeps = b.valSweeps;
@@ -204,7 +208,12 @@ public final class CrfTrainer {
                 Training.pairTypeNames(ds.numPairTypes()), regions, settings.eps(), valEvery, patience, valSweeps)) {
             LearnListener l = validation == null ? told
                     : validation.around(told, settings.iterations(), c -> listener.onValidation(TrainingReport.Check.of(c)));
-            Training.Outcome out = Training.train(ds, unary, pairwise, regions, settings, weights, threads, l, from == null ? null : from.state(), sink);
+            Training.Outcome out;
+            try {
+                out = Training.train(ds, unary, pairwise, regions, settings, weights, threads, l, from == null ? null : from.state(), sink);
+            } catch (ResumeRefusedException e) {
+                throw e.naming(resumedFrom);
+            }
             List<TrainingReport.Iteration> curve = out.curve().stream().map(TrainingReport.Iteration::of).toList();
             int last = curve.isEmpty() ? 0 : curve.get(curve.size() - 1).iteration();
             if (validation == null || curve.isEmpty()) {

@@ -16,6 +16,7 @@ import org.structlr.learn.IterationRecord;
 import org.structlr.learn.LearnListener;
 import org.structlr.learn.LearnSettings;
 import org.structlr.learn.LearningReport;
+import org.structlr.learn.ResumeRefusedException;
 import org.structlr.learn.RowWeights;
 import org.structlr.learn.StateSink;
 import org.structlr.learn.Training;
@@ -187,34 +188,38 @@ final class TrainCommand implements Callable<Integer> {
             throw new BadInputException("options '--class-weights' and '--example-weights' do not work with --spark yet (train without --spark"
                     + (classWeights == null && exampleWeights == null ? "; the checkpoint " + resume + " was trained with them" : "") + ")");
         }
-        if (cluster == null || !executorsRead()) {
-            Dataset ds = Dataset.load(data.staged("--data"));
-            reportData = ds;
-            Training.checkApplicable(ds, unary, pairwise);
-            RowWeights weights = weights(ds, from);
-            String hash = DataHashes.dataHash(ds);
-            // the examples hash only where a checkpoint may be resumed on Spark (which cannot compute the data hash)
-            String examplesHash = from != null || checkpoint != null ? DataHashes.examplesHash(ds) : null;
-            if (from != null) checkSameData(from, hash, examplesHash);
-            StateSink sink = checkpointer(unarySpec, pairSpec, settings, threads, hash, examplesHash);
-            try (TrainingProgress progress = progress(from);
-                 Validation validation = valEvery == 0 ? null : validation(ds, settings)) {
-                LearnListener listener = validation == null ? progress : validation.around(progress, iterations, this::printCheck);
-                out = cluster == null ? Training.train(ds, unarySpec, pairSpec, regions, settings, weights, threads, listener, from == null ? null : from.state(), sink)
-                        : cluster.train(spark, ds, unarySpec, pairSpec, settings, threads, listener, from == null ? null : from.state(), sink);
-                if (validation != null) out = keepBest(validation, out);
-            }
-        } else {
-            // the driver lists the data set; the executors read and check their own examples
-            try (ClusterTraining.Session session = cluster.session(spark)) {
-                ClusterTraining.ClusterDataset ds = session.read(data.forCluster());
-                Training.checkApplicable(ds.summary(), unary, pairwise);
-                if (from != null) checkSameData(from, null, ds.examplesHash());
-                StateSink sink = checkpointer(unarySpec, pairSpec, settings, threads, null, ds.examplesHash());
-                try (TrainingProgress progress = progress(from)) {
-                    out = session.train(ds, unarySpec, pairSpec, settings, threads, progress, from == null ? null : from.state(), sink);
+        try {
+            if (cluster == null || !executorsRead()) {
+                Dataset ds = Dataset.load(data.staged("--data"));
+                reportData = ds;
+                Training.checkApplicable(ds, unary, pairwise);
+                RowWeights weights = weights(ds, from);
+                String hash = DataHashes.dataHash(ds);
+                // the examples hash only where a checkpoint may be resumed on Spark (which cannot compute the data hash)
+                String examplesHash = from != null || checkpoint != null ? DataHashes.examplesHash(ds) : null;
+                if (from != null) checkSameData(from, hash, examplesHash);
+                StateSink sink = checkpointer(unarySpec, pairSpec, settings, threads, hash, examplesHash);
+                try (TrainingProgress progress = progress(from);
+                     Validation validation = valEvery == 0 ? null : validation(ds, settings)) {
+                    LearnListener listener = validation == null ? progress : validation.around(progress, iterations, this::printCheck);
+                    out = cluster == null ? Training.train(ds, unarySpec, pairSpec, regions, settings, weights, threads, listener, from == null ? null : from.state(), sink)
+                            : cluster.train(spark, ds, unarySpec, pairSpec, settings, threads, listener, from == null ? null : from.state(), sink);
+                    if (validation != null) out = keepBest(validation, out);
+                }
+            } else {
+                // the driver lists the data set; the executors read and check their own examples
+                try (ClusterTraining.Session session = cluster.session(spark)) {
+                    ClusterTraining.ClusterDataset ds = session.read(data.forCluster());
+                    Training.checkApplicable(ds.summary(), unary, pairwise);
+                    if (from != null) checkSameData(from, null, ds.examplesHash());
+                    StateSink sink = checkpointer(unarySpec, pairSpec, settings, threads, null, ds.examplesHash());
+                    try (TrainingProgress progress = progress(from)) {
+                        out = session.train(ds, unarySpec, pairSpec, settings, threads, progress, from == null ? null : from.state(), sink);
+                    }
                 }
             }
+        } catch (ResumeRefusedException e) {
+            throw e.naming(resume);   // the learner's own refusal, with the checkpoint folder named as the checks above name it
         }
         Map<String, ConfusionMatrix> metrics = report != null && reportData != null
                 ? Evaluation.splits(out.model(), reportData, List.of("test", "val")) : Map.of();

@@ -105,7 +105,7 @@ public final class AlternatingLearner {
             throw new IllegalArgumentException("the state has " + from.pair().size() + " pairwise functions for " + T + " types");
         }
         if (from != null && from.regions().size() != R) {
-            throw new org.structlr.data.BadInputException("cannot resume: the state has " + from.regions().size() + " region functions, this run "
+            throw new ResumeRefusedException("the state has " + from.regions().size() + " region functions, this run "
                     + R + " region types (resume with the checkpoint's --regions)");
         }
         List<String> described = describe();
@@ -196,7 +196,7 @@ public final class AlternatingLearner {
         for (int k = 0; k < now.size(); k++) {
             if (!withoutThreads(recorded.get(k)).equals(withoutThreads(now.get(k)))) {
                 String which = k == 0 ? "unary" : k <= numPairTypes ? "pairwise type " + (k - 1) : "region type " + (k - 1 - numPairTypes);
-                throw new org.structlr.data.BadInputException("cannot resume: the state's " + which + " oracle ran as \"" + recorded.get(k)
+                throw new ResumeRefusedException("the state's " + which + " oracle ran as \"" + recorded.get(k)
                         + "\", this run's is \"" + now.get(k) + "\" (a setting that changes its fits differs; resume with the same settings)");
             }
         }

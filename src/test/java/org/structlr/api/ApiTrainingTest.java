@@ -134,6 +134,19 @@ class ApiTrainingTest {
         }
     }
 
+    /** The learner's own refusal to continue a checkpoint (its oracles ran otherwise: its manifest edited) names the checkpoint folder. */
+    @Test
+    void aRefusedResumeNamesTheCheckpointFolder() throws java.io.IOException {
+        CrfData data = denoising();
+        Path dir = tmp.resolve("ck-oracles");
+        CrfTrainer.builder().iterations(2).checkpoint(dir, 1).build().train(data);
+        org.structlr.learn.CheckpointerAccess.rewriteManifest(dir.resolve("iteration-000002"),
+                m -> ((com.fasterxml.jackson.databind.node.ObjectNode) m.get("oracles")).put("unary", "linear (another tolerance)"));
+        RuntimeException e = assertThrows(RuntimeException.class, () -> CrfTrainer.resume(dir).iterations(3).build().train(data));
+        assertTrue(e.getMessage().startsWith(dir + ": cannot resume: the state's unary oracle ran as \"linear (another tolerance)\""), e.getMessage());
+        assertEquals(List.of("iteration-000001", "iteration-000002"), names(dir), "no checkpoint written");
+    }
+
     /** Class and example weights, and region factors, are kept by the checkpoint: resume() continues with them, and refuses others. */
     @Test
     void resumingKeepsWeightsAndRegions() {

@@ -248,6 +248,27 @@ class CheckpointTest {
         assertEquals(files(other.resolve("iteration-000014")), files(lone), "nothing written into it");
     }
 
+    /**
+     * The learner's own refusal to continue a checkpoint (its oracles described themselves otherwise:
+     * here its manifest edited in a copy) is one error line naming the checkpoint folder, exit 2,
+     * before any work.
+     */
+    @Test
+    void aCheckpointOfOtherOraclesIsRefusedNamingTheFolder() throws IOException {
+        Path ck = checkpoint(), edited = tmp.resolve("edited");
+        copyTree(ck, edited);
+        org.structlr.learn.CheckpointerAccess.rewriteManifest(edited.resolve("iteration-000002"), m -> {
+            com.fasterxml.jackson.databind.node.ObjectNode o = (com.fasterxml.jackson.databind.node.ObjectNode) m.get("oracles");
+            o.put("unary", o.path("unary").asText() + " (another tolerance)");
+        });
+        Path out = tmp.resolve("M");
+        TrainPredictCommandTest.Run r = resume(edited, "3", "--output", out.toString());
+        TrainPredictCommandTest.assertUsageError(r, "another tolerance");
+        assertTrue(r.err().startsWith("error: " + edited + ": cannot resume: the state's unary oracle ran as \""), r.err());
+        assertFalse(Files.exists(out), "no model written");
+        assertEquals(List.of("iteration-000001", "iteration-000002"), TrainPredictCommandTest.list(edited), "no checkpoint written");
+    }
+
     private static TrainPredictCommandTest.Run resume(Path from, String iterations, String... more) {
         List<String> a = new ArrayList<>(List.of("train", "--resume", from.toString(), "--data", data.toString(), "--iterations", iterations, "--quiet"));
         a.addAll(List.of(more));
