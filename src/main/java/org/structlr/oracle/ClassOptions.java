@@ -13,9 +13,11 @@ import java.util.Set;
 
 /**
  * The values of the options one {@link FunctionClass} declares ({@link FunctionClass#options()}),
- * for one role (a unary or a pairwise factor type): every declared option, given or at its default,
- * checked when made. These are the settings that change a fit beyond the seed and thread count, so
- * models and checkpoints record {@link #values()} and a resume compares them ({@link #equals}).
+ * for one role (a unary or a pairwise factor type): every declared option that applies
+ * ({@link FunctionClass#applies}), given or at its default, checked when made. These are the settings
+ * that change a fit beyond the seed and thread count, so models and checkpoints record
+ * {@link #values()} and a resume compares them ({@link #equals}); an option that does not apply with
+ * the others' values (fcn's built-in architecture beside an own network) is left out of both.
  * Immutable and serialisable (the Spark learner ships oracles made from them).
  */
 public final class ClassOptions implements Serializable {
@@ -25,16 +27,18 @@ public final class ClassOptions implements Serializable {
     private final String className;   // null: no class known, every option at its default (see none)
     private final boolean unary;
     private final LinkedHashMap<String, Object> values;
+    private final Set<String> inapplicable;   // declared options left out of values: they do not apply (their defaults if asked)
 
-    private ClassOptions(String className, boolean unary, LinkedHashMap<String, Object> values) {
+    private ClassOptions(String className, boolean unary, LinkedHashMap<String, Object> values, Set<String> inapplicable) {
         this.className = className;
         this.unary = unary;
         this.values = values;
+        this.inapplicable = inapplicable;
     }
 
     /** No option given, for a class not named: {@link #get} returns every option's default for the role. */
     public static ClassOptions none(boolean unary) {
-        return new ClassOptions(null, unary, new LinkedHashMap<>());
+        return new ClassOptions(null, unary, new LinkedHashMap<>(), Set.of());
     }
 
     /** Every option of {@code c} at its default for the role. */
@@ -44,7 +48,8 @@ public final class ClassOptions implements Serializable {
 
     /**
      * The options of {@code c} for the role: {@code given} (name to text, e.g. from
-     * {@code --unary-option NAME=VALUE}) read and checked, the others at their defaults.
+     * {@code --unary-option NAME=VALUE}) read and checked, the others at their defaults; those that
+     * do not apply with these values ({@link FunctionClass#applies}) then left out.
      *
      * @throws IllegalArgumentException naming the class and the option: a name {@code c} does not
      *         declare (the message lists the ones it does), or a value its option refuses
@@ -71,7 +76,13 @@ public final class ClassOptions implements Serializable {
             }
             values.put(o.name(), v);
         }
-        return new ClassOptions(c.name(), unary, values);
+        ClassOptions all = new ClassOptions(c.name(), unary, values, Set.of());
+        java.util.LinkedHashSet<String> inapplicable = new java.util.LinkedHashSet<>();
+        for (ClassOption<?> o : declared) if (!c.applies(o, all)) inapplicable.add(o.name());
+        if (inapplicable.isEmpty()) return all;
+        LinkedHashMap<String, Object> applying = new LinkedHashMap<>(values);
+        applying.keySet().removeAll(inapplicable);
+        return new ClassOptions(c.name(), unary, applying, inapplicable);
     }
 
     /**
@@ -118,7 +129,8 @@ public final class ClassOptions implements Serializable {
     }
 
     /**
-     * The value of {@code option}: given, or its default for this role.
+     * The value of {@code option}: given, or its default for this role (also for an option that
+     * does not apply).
      *
      * @throws IllegalStateException when these are the options of a class that does not declare it
      */
@@ -126,7 +138,7 @@ public final class ClassOptions implements Serializable {
     public <T> T get(ClassOption<T> option) {
         Object v = values.get(option.name());
         if (v != null) return (T) v;
-        if (className != null) throw new IllegalStateException("function class '" + className + "' declares no option '" + option.name() + "'");
+        if (className != null && !inapplicable.contains(option.name())) throw new IllegalStateException("function class '" + className + "' declares no option '" + option.name() + "'");
         return option.defaultValue(unary);
     }
 
@@ -141,8 +153,8 @@ public final class ClassOptions implements Serializable {
     }
 
     /**
-     * Every declared option and its value, in declaration order (empty for {@link #none} and for
-     * classes without options): Integer, Double, Boolean, String or List of Integers, so a JSON
+     * Every declared option that applies and its value, in declaration order (empty for
+     * {@link #none} and for classes without options): Integer, Double, Boolean, String or List of Integers, so a JSON
      * writer gives numbers, booleans, strings and arrays, and {@link #fromJson} reads it back.
      */
     public Map<String, Object> values() {

@@ -70,6 +70,16 @@ public interface FunctionClass {
     }
 
     /**
+     * Whether {@code option} (one of {@link #options()}) changes a fit given the values of all of
+     * them, {@code values} (each given or at its default): one that does not is left out of
+     * {@link ClassOptions#values()}, so models and checkpoints record, and resumes compare, only what
+     * applies. Every option applies by default.
+     */
+    default boolean applies(ClassOption<?> option, ClassOptions values) {
+        return true;
+    }
+
+    /**
      * A fresh oracle; {@code context.seed()} fixes every random choice it makes. Its
      * {@link Oracle#describe()} names every setting that changes a fit, option values included.
      */

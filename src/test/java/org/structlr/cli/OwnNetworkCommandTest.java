@@ -101,12 +101,21 @@ class OwnNetworkCommandTest {
         java.util.Map<String, Object> options = (java.util.Map<String, Object>) m.settings().get("unaryOptions");
         assertTrue(String.valueOf(options.get("net")).matches("sha256:[0-9a-f]{64}"), "recorded: " + options);
         assertEquals(1, ((Number) options.get("freeze")).intValue());
+        // only the options that apply: the built-in network's (arch, width, dilations, depth) are not the zip's
+        assertEquals(List.of("epochs", "batch", "lr", "descent-check", "weight-decay", "recovery", "net", "freeze"), List.copyOf(options.keySet()));
 
-        // export: a plain DL4J network again
+        // export: a plain DL4J network again, its manifest showing the model's options
         Path out = tmp.resolve("export");
         r = TrainPredictCommandTest.run("export", "--model", plain.resolve("model").toString(), "--output", out.toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(Files.isRegularFile(out.resolve("unary.zip")));
+        JsonNode recorded = new ObjectMapper().readTree(plain.resolve("model/model.json").toFile()).path("settings").path("unaryOptions");
+        assertEquals(recorded, new ObjectMapper().readTree(out.resolve("manifest.json").toFile()).path("settings").path("unaryOptions"));
+        // evaluate's report too
+        Path report = tmp.resolve("evaluate.json");
+        r = TrainPredictCommandTest.run("evaluate", "--model", plain.resolve("model").toString(), "--data", data.toString(), "--output", report.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(recorded, new ObjectMapper().readTree(report.toFile()).path("settings").path("unaryOptions"));
 
         // resuming with another network is refused
         Path other = tmp.resolve("other.zip");

@@ -57,7 +57,7 @@ public final class FcnClass implements FunctionClass {
     /** The user's own network ({@code --unary-net FILE}); models and checkpoints record its SHA-256. */
     static final ClassOption<NetworkSource> NET = ClassOption.of("net", NetworkSource.NONE, "none, a FILE or sha256:HEX",
             "your own network instead of the built-in one: a DL4J ComputationGraph configuration (JSON) or model zip whose output"
-                    + " scores every pixel (arch, width, dilations and depth then do not apply); recorded as its SHA-256", NetworkSource::parse);
+                    + " scores every pixel (arch, width, dilations and depth then do not apply, and are not recorded); recorded as its SHA-256", NetworkSource::parse);
     static final ClassOption<Integer> FREEZE = ClassOption.integer("freeze", 0, 0,
             "with net: the first K layers of the network (in topological order) keep their parameters");
 
@@ -65,6 +65,14 @@ public final class FcnClass implements FunctionClass {
             WEIGHT_DECAY, RECOVERY, NET, FREEZE);
 
     @Override public List<ClassOption<?>> options() { return OPTIONS; }
+
+    /** The built-in network's options: with an own network ({@link #NET}) they do not apply (the file is the network). */
+    private static final List<ClassOption<?>> BUILT_IN = List.of(ARCH, WIDTH, DILATIONS, DEPTH);
+
+    @Override
+    public boolean applies(ClassOption<?> option, ClassOptions values) {
+        return !(BUILT_IN.contains(option) && values.get(NET).present());
+    }
 
     @Override
     public Oracle create(Context c) {

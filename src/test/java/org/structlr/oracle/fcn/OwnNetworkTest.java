@@ -153,6 +153,32 @@ class OwnNetworkTest {
                 "freeze without a network");
     }
 
+    /**
+     * With an own network the built-in network's options (arch, width, dilations, depth) do not
+     * apply: they are left out of the recorded values (model.json, checkpoints) and asked for give
+     * their defaults; the values an older build recorded (every option) read back equal, so its
+     * models and checkpoints load and resume; without a network they are recorded as before.
+     */
+    @Test
+    void anOwnNetworkRecordsOnlyTheOptionsThatApply() throws IOException {
+        Path file = write("net.json", config(3, 2, false).toJson());
+        FunctionSpec spec = FunctionSpec.unary("fcn", Map.of("net", file.toString(), "epochs", "2"));
+        java.util.List<String> builtIn = java.util.List.of("arch", "width", "dilations", "depth");
+        assertEquals(java.util.List.of("epochs", "batch", "lr", "descent-check", "weight-decay", "recovery", "net", "freeze"),
+                java.util.List.copyOf(spec.options().values().keySet()));
+        assertEquals(DilatedConvolutions.DEFAULT_WIDTH, spec.options().get(FcnClass.WIDTH), "not applying, its default");
+        FunctionSpec plain = FunctionSpec.unary("fcn", Map.of("epochs", "2"));
+        assertTrue(plain.options().values().keySet().containsAll(builtIn), "the built-in network's: " + plain.options().values());
+        // what an older build recorded: every option, the built-in network's at their defaults
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        com.fasterxml.jackson.databind.node.ObjectNode old = json.valueToTree(plain.options().values());
+        old.put("net", spec.options().get(FcnClass.NET).toString());
+        FunctionSpec recorded = FunctionSpec.recorded("fcn", true, old);
+        assertEquals(spec, recorded, "an older record reads back as the spec");
+        assertEquals(spec.options().values(), recorded.options().values());
+        assertEquals(spec, FunctionSpec.recorded("fcn", true, json.valueToTree(spec.options().values())), "and the new record");
+    }
+
     /** Pairwise: a network of 2 L L output channels is a pairwise fcn's network; L channels are refused. */
     @Test
     void aPairwiseNetworkScoresTheJointLabelsOfBothEdges() throws IOException {
