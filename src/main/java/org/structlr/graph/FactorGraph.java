@@ -422,6 +422,21 @@ public final class FactorGraph {
         return out;
     }
 
+    /**
+     * Every variable's factors in compressed rows, named: for variable v, its edges
+     * {@code edge[k]} for k in {@code edgeOffsets[v] .. edgeOffsets[v+1]} with {@code side[k]} 0 when v
+     * is the edge's first end ({@link #incidence}), and its regions {@code region[k]} for k in
+     * {@code regionOffsets[v] .. regionOffsets[v+1]}, v being the region's {@code position[k]}-th
+     * variable ({@link #regionIncidence}). What the energy and the searches over labellings walk.
+     */
+    public record Incidence(int[] edgeOffsets, int[] edge, int[] side, int[] regionOffsets, int[] region, int[] position) {}
+
+    /** {@link #incidence} and {@link #regionIncidence} together, by name. */
+    public Incidence variableIncidence() {
+        int[][] inc = incidence(), rinc = regionIncidence();
+        return new Incidence(inc[0], inc[1], inc[2], rinc[0], rinc[1], rinc[2]);
+    }
+
     /** Adjacency in compressed rows: {@code [offsets(V+1), neighbourEdge, side]} with side 0 when the variable is the edge's first end. */
     public int[][] incidence() {
         int n = numVariables();

@@ -29,7 +29,7 @@ public final class Elimination {
     private final LabelingEnergy energy;
     private final FactorGraph g;
     private final int L, V;
-    private final int[] off, edge, side, rOff, rReg;
+    private final FactorGraph.Incidence inc;
 
     private final Deadline deadline;
 
@@ -44,13 +44,7 @@ public final class Elimination {
         this.g = energy.graph();
         this.L = g.maxLabels();
         this.V = g.numVariables();
-        int[][] inc = g.incidence();
-        this.off = inc[0];
-        this.edge = inc[1];
-        this.side = inc[2];
-        int[][] rinc = g.regionIncidence();
-        this.rOff = rinc[0];
-        this.rReg = rinc[1];
+        this.inc = energy.incidence();
     }
 
     /**
@@ -88,13 +82,13 @@ public final class Elimination {
         BitSet[] adj = new BitSet[V];
         for (int v : vars) adj[v] = new BitSet();
         for (int v : vars) {
-            for (int k = off[v]; k < off[v + 1]; k++) {
-                int e = edge[k];
-                int u = side[k] == 0 ? g.edgeTo(e) : g.edgeFrom(e);
+            for (int k = inc.edgeOffsets()[v]; k < inc.edgeOffsets()[v + 1]; k++) {
+                int e = inc.edge()[k];
+                int u = inc.side()[k] == 0 ? g.edgeTo(e) : g.edgeFrom(e);
                 if (free[u] && u != v) adj[v].set(u);
             }
-            for (int k = rOff[v]; k < rOff[v + 1]; k++) {
-                int r = rReg[k];
+            for (int k = inc.regionOffsets()[v]; k < inc.regionOffsets()[v + 1]; k++) {
+                int r = inc.region()[k];
                 for (int p = 0; p < g.regionSize(r); p++) {
                     int u = g.regionVariable(r, p);
                     if (free[u] && u != v) adj[v].set(u);
@@ -272,8 +266,8 @@ public final class Elimination {
             double[] u = new double[dom[v].length];
             for (int a = 0; a < u.length; a++) u[a] = energy.unary(v, dom[v][a]);
             put(buckets, pos, new Table(new int[] {v}, new int[] {u.length}, u));
-            for (int k = off[v]; k < off[v + 1]; k++) {
-                int e = edge[k];
+            for (int k = inc.edgeOffsets()[v]; k < inc.edgeOffsets()[v + 1]; k++) {
+                int e = inc.edge()[k];
                 if (edgeDone[e]) continue;
                 edgeDone[e] = true;
                 int i = g.edgeFrom(e), j = g.edgeTo(e);
@@ -287,8 +281,8 @@ public final class Elimination {
                     put(buckets, pos, new Table(new int[] {v}, new int[] {t.length}, t));
                 }
             }
-            for (int k = rOff[v]; k < rOff[v + 1]; k++) {
-                int r = rReg[k];
+            for (int k = inc.regionOffsets()[v]; k < inc.regionOffsets()[v + 1]; k++) {
+                int r = inc.region()[k];
                 if (regionDone[r]) continue;
                 regionDone[r] = true;
                 int[] scope = g.regionScope(r);

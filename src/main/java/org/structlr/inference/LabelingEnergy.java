@@ -14,9 +14,9 @@ import org.structlr.graph.FactorGraph;
 public final class LabelingEnergy {
     private final FactorGraph graph;
     private final int L;
-    private final int[] labelsOf, off, edge, side;
-    /** The regions of each variable ({@link FactorGraph#regionIncidence}). */
-    private final int[] rOff, rReg;
+    private final int[] labelsOf;
+    /** Each variable's edges and regions. */
+    private final FactorGraph.Incidence inc;
     private final double[] unary, pairwise, regions;
 
     /** For a graph without regions. */
@@ -35,19 +35,16 @@ public final class LabelingEnergy {
         this.graph = graph;
         this.L = L;
         this.labelsOf = graph.numLabels();
-        int[][] inc = graph.incidence();
-        this.off = inc[0];
-        this.edge = inc[1];
-        this.side = inc[2];
+        this.inc = graph.variableIncidence();
         this.unary = unary.clone();
         this.pairwise = pairwise.clone();
         this.regions = regions.clone();
-        int[][] rinc = graph.regionIncidence();
-        this.rOff = rinc[0];
-        this.rReg = rinc[1];
     }
 
     public FactorGraph graph() { return graph; }
+
+    /** Each variable's edges and regions ({@link FactorGraph#variableIncidence}), for the searches over labellings. */
+    FactorGraph.Incidence incidence() { return inc; }
 
     /** E(y); minus infinity when a hard constraint is broken. */
     public double energy(int[] y) {
@@ -66,15 +63,15 @@ public final class LabelingEnergy {
     /** The terms of E that depend on y_i, with variable i set to {@code label} and the others as in {@code y}. */
     public double local(int i, int label, int[] y) {
         double s = unary[i * L + label];
-        for (int k = off[i]; k < off[i + 1]; k++) {
-            int e = edge[k];
-            s += side[k] == 0 ? pairwise[(e * L + label) * L + y[graph.edgeTo(e)]]
+        for (int k = inc.edgeOffsets()[i]; k < inc.edgeOffsets()[i + 1]; k++) {
+            int e = inc.edge()[k];
+            s += inc.side()[k] == 0 ? pairwise[(e * L + label) * L + y[graph.edgeTo(e)]]
                     : pairwise[(e * L + y[graph.edgeFrom(e)]) * L + label];
         }
-        if (rOff[i] < rOff[i + 1]) {
+        if (inc.regionOffsets()[i] < inc.regionOffsets()[i + 1]) {
             int old = y[i];
             y[i] = label;
-            for (int k = rOff[i]; k < rOff[i + 1]; k++) s += regionTerm(rReg[k], y);
+            for (int k = inc.regionOffsets()[i]; k < inc.regionOffsets()[i + 1]; k++) s += regionTerm(inc.region()[k], y);
             y[i] = old;
         }
         return s;
@@ -87,18 +84,18 @@ public final class LabelingEnergy {
      */
     public boolean compatible(int i, int label, int[] y) {
         if (unary[i * L + label] == Double.NEGATIVE_INFINITY) return false;
-        for (int k = off[i]; k < off[i + 1]; k++) {
-            int e = edge[k];
-            int j = side[k] == 0 ? graph.edgeTo(e) : graph.edgeFrom(e);
+        for (int k = inc.edgeOffsets()[i]; k < inc.edgeOffsets()[i + 1]; k++) {
+            int e = inc.edge()[k];
+            int j = inc.side()[k] == 0 ? graph.edgeTo(e) : graph.edgeFrom(e);
             if (y[j] < 0) continue;
-            double t = side[k] == 0 ? pairwise[(e * L + label) * L + y[j]] : pairwise[(e * L + y[j]) * L + label];
+            double t = inc.side()[k] == 0 ? pairwise[(e * L + label) * L + y[j]] : pairwise[(e * L + y[j]) * L + label];
             if (t == Double.NEGATIVE_INFINITY) return false;
         }
-        if (rOff[i] < rOff[i + 1]) {
+        if (inc.regionOffsets()[i] < inc.regionOffsets()[i + 1]) {
             int old = y[i];
             y[i] = label;
             try {
-                for (int k = rOff[i]; k < rOff[i + 1]; k++) if (!regionPossible(rReg[k], y)) return false;
+                for (int k = inc.regionOffsets()[i]; k < inc.regionOffsets()[i + 1]; k++) if (!regionPossible(inc.region()[k], y)) return false;
             } finally {
                 y[i] = old;
             }
@@ -162,18 +159,18 @@ public final class LabelingEnergy {
         double t = unary[i * L + label];
         if (t == Double.NEGATIVE_INFINITY) broken++;
         else s += t;
-        for (int k = off[i]; k < off[i + 1]; k++) {
-            int e = edge[k];
-            t = side[k] == 0 ? pairwise[(e * L + label) * L + y[graph.edgeTo(e)]]
+        for (int k = inc.edgeOffsets()[i]; k < inc.edgeOffsets()[i + 1]; k++) {
+            int e = inc.edge()[k];
+            t = inc.side()[k] == 0 ? pairwise[(e * L + label) * L + y[graph.edgeTo(e)]]
                     : pairwise[(e * L + y[graph.edgeFrom(e)]) * L + label];
             if (t == Double.NEGATIVE_INFINITY) broken++;
             else s += t;
         }
-        if (rOff[i] < rOff[i + 1]) {
+        if (inc.regionOffsets()[i] < inc.regionOffsets()[i + 1]) {
             int old = y[i];
             y[i] = label;
-            for (int k = rOff[i]; k < rOff[i + 1]; k++) {
-                t = regionTerm(rReg[k], y);
+            for (int k = inc.regionOffsets()[i]; k < inc.regionOffsets()[i + 1]; k++) {
+                t = regionTerm(inc.region()[k], y);
                 if (t == Double.NEGATIVE_INFINITY) broken++;
                 else s += t;
             }

@@ -32,7 +32,7 @@ public final class LocalSearch {
     private final LabelingEnergy energy;
     private final FactorGraph g;
     private final int L, V;
-    private final int[] off, edge, side, rOff, rReg;
+    private final FactorGraph.Incidence inc;
     private final int[][] neighbours;
 
     public LocalSearch(LabelingEnergy energy) {
@@ -40,13 +40,7 @@ public final class LocalSearch {
         this.g = energy.graph();
         this.L = g.maxLabels();
         this.V = g.numVariables();
-        int[][] inc = g.incidence();
-        this.off = inc[0];
-        this.edge = inc[1];
-        this.side = inc[2];
-        int[][] rinc = g.regionIncidence();
-        this.rOff = rinc[0];
-        this.rReg = rinc[1];
+        this.inc = energy.incidence();
         this.neighbours = g.neighbours();
     }
 
@@ -105,8 +99,8 @@ public final class LocalSearch {
         for (int v : order) {
             boolean ok = true;
             int n = 0;
-            for (int k = rOff[v]; k < rOff[v + 1] && ok; k++) {
-                int r = rReg[k];
+            for (int k = inc.regionOffsets()[v]; k < inc.regionOffsets()[v + 1] && ok; k++) {
+                int r = inc.region()[k];
                 if (regionFree[r] >= 2) ok = false;
                 else if (regionFree[r] == 1) {
                     if (n == nb.length) nb = Arrays.copyOf(nb, 2 * n);
@@ -114,9 +108,9 @@ public final class LocalSearch {
                 }
             }
             if (!ok) continue;
-            for (int k = off[v]; k < off[v + 1]; k++) {
-                int e = edge[k];
-                int u = side[k] == 0 ? g.edgeTo(e) : g.edgeFrom(e);
+            for (int k = inc.edgeOffsets()[v]; k < inc.edgeOffsets()[v + 1]; k++) {
+                int e = inc.edge()[k];
+                int u = inc.side()[k] == 0 ? g.edgeTo(e) : g.edgeFrom(e);
                 if (!in[u]) continue;
                 if (n == nb.length) nb = Arrays.copyOf(nb, 2 * n);
                 nb[n++] = u;
@@ -129,7 +123,7 @@ public final class LocalSearch {
             if (!ok) continue;
             in[v] = true;
             for (int a = 0; a < n; a++) uf[find(uf, nb[a])] = find(uf, v);
-            for (int k = rOff[v]; k < rOff[v + 1]; k++) regionFree[rReg[k]]++;
+            for (int k = inc.regionOffsets()[v]; k < inc.regionOffsets()[v + 1]; k++) regionFree[inc.region()[k]]++;
         }
         solveForest(y, in, regionFree);
     }
@@ -164,13 +158,13 @@ public final class LocalSearch {
             for (int l = 0; l < t.length; l++) {
                 y[v] = l;
                 double s = energy.unary(v, l);
-                for (int k = off[v]; k < off[v + 1]; k++) {
-                    int e = edge[k];
-                    int u = side[k] == 0 ? g.edgeTo(e) : g.edgeFrom(e);
+                for (int k = inc.edgeOffsets()[v]; k < inc.edgeOffsets()[v + 1]; k++) {
+                    int e = inc.edge()[k];
+                    int u = inc.side()[k] == 0 ? g.edgeTo(e) : g.edgeFrom(e);
                     if (!in[u]) s = add(s, energy.pair(e, y[g.edgeFrom(e)], y[g.edgeTo(e)]));
                 }
-                for (int k = rOff[v]; k < rOff[v + 1]; k++) {
-                    if (regionFree[rReg[k]] == 1) s = add(s, energy.region(rReg[k], y));
+                for (int k = inc.regionOffsets()[v]; k < inc.regionOffsets()[v + 1]; k++) {
+                    if (regionFree[inc.region()[k]] == 1) s = add(s, energy.region(inc.region()[k], y));
                 }
                 t[l] = s;
             }
@@ -457,15 +451,15 @@ public final class LocalSearch {
             int v = members[k];
             double t = energy.unary(v, y[v]);
             if (t == NEG_INF) broken++; else sum += t;
-            for (int q = off[v]; q < off[v + 1]; q++) {
-                int e = edge[q];
+            for (int q = inc.edgeOffsets()[v]; q < inc.edgeOffsets()[v + 1]; q++) {
+                int e = inc.edge()[q];
                 if (mark[e] == stamp) continue;
                 mark[e] = stamp;
                 t = energy.pair(e, y[g.edgeFrom(e)], y[g.edgeTo(e)]);
                 if (t == NEG_INF) broken++; else sum += t;
             }
-            for (int q = rOff[v]; q < rOff[v + 1]; q++) {
-                int r = rReg[q];
+            for (int q = inc.regionOffsets()[v]; q < inc.regionOffsets()[v + 1]; q++) {
+                int r = inc.region()[q];
                 if (rmark[r] == stamp) continue;
                 rmark[r] = stamp;
                 t = energy.region(r, y);

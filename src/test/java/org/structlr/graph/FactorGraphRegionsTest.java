@@ -82,6 +82,19 @@ class FactorGraphRegionsTest {
         assertEquals(0, inc[2][inc[0][2]]);
         assertEquals(1, inc[1][inc[0][2] + 1]);
         assertEquals(1, inc[2][inc[0][2] + 1]);
+        // the same rows by name, beside the edges' (variable 0 is edge 0's first end)
+        FactorGraph.Incidence named = g.variableIncidence();
+        int[][] edges = g.incidence();
+        assertArrayEquals(edges[0], named.edgeOffsets());
+        assertArrayEquals(edges[1], named.edge());
+        assertArrayEquals(edges[2], named.side());
+        assertArrayEquals(inc[0], named.regionOffsets());
+        assertArrayEquals(inc[1], named.region());
+        assertArrayEquals(inc[2], named.position());
+        assertEquals(0, named.edge()[named.edgeOffsets()[0]]);
+        assertEquals(0, named.side()[named.edgeOffsets()[0]]);
+        assertEquals(1, named.region()[named.regionOffsets()[2] + 1]);
+        assertEquals(1, named.position()[named.regionOffsets()[2] + 1]);
         int[][] nb = g.neighbours();
         // variable 0: edge to 1, then region 0's others 2 and 3
         assertArrayEquals(new int[] {1, 2, 3}, java.util.Arrays.copyOfRange(nb[1], nb[0][0], nb[0][1]));
