@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -91,15 +89,7 @@ class CheckpointTest {
                 "--output", plain.resolve("model").toString(), "--report", plain.resolve("r.json").toString()));
         assertEquals(0, r.code(), r.err());
 
-        JsonNode a = new ObjectMapper().readTree(plain.resolve("r.json").toFile()).get("iterations");
-        JsonNode b = new ObjectMapper().readTree(resumed.resolve("r.json").toFile()).get("iterations");
-        assertEquals(at + 2, a.size());
-        assertEquals(a.size(), b.size());
-        for (int k = 0; k < a.size(); k++) {
-            for (String key : List.of("iteration", "objective", "train_error", "test_error")) {
-                assertEquals(a.get(k).get(key), b.get(k).get(key), key + " of iteration " + (k + 1) + " (resumed after " + at + ")");
-            }
-        }
+        TrainPredictCommandTest.assertSameCurve(plain.resolve("r.json"), resumed.resolve("r.json"), at + 2, "resumed after " + at);
         CrfModel ma = CrfModel.load(plain.resolve("model")), mb = CrfModel.load(resumed.resolve("model"));
         assertEquals(at, ((Number) mb.provenance().get("resumedAfterIteration")).intValue());
         assertArrayEquals(predict(ma), predict(mb), "predicted test labels");
@@ -347,14 +337,7 @@ class CheckpointTest {
         whole.addAll(List.of(opts));
         r = TrainPredictCommandTest.run(args(whole.toArray(String[]::new)));
         assertEquals(0, r.code(), r.err());
-        JsonNode a = new ObjectMapper().readTree(plain.resolve("r.json").toFile()).get("iterations");
-        JsonNode b = new ObjectMapper().readTree(resumed.resolve("r.json").toFile()).get("iterations");
-        assertEquals(3, a.size());
-        for (int k = 0; k < 3; k++) {
-            for (String key : List.of("iteration", "objective", "train_error", "test_error")) {
-                assertEquals(a.get(k).get(key), b.get(k).get(key), key + " of iteration " + (k + 1) + " (hidden=3 adopted from the checkpoint)");
-            }
-        }
+        TrainPredictCommandTest.assertSameCurve(plain.resolve("r.json"), resumed.resolve("r.json"), 3, "hidden=3 adopted from the checkpoint");
         CrfModel mb = CrfModel.load(resumed.resolve("model"));
         assertEquals(java.util.Map.of("hidden", 3, "epochs", 2), subset((java.util.Map<?, ?>) mb.settings().get("unaryOptions"), "hidden", "epochs"));
         Object described = ((java.util.Map<?, ?>) mb.provenance().get("oracles")).get("unary");

@@ -84,15 +84,7 @@ class OwnNetworkCommandTest {
         r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(), "--iterations", "4", "--quiet",
                 "--output", resumed.resolve("model").toString(), "--report", resumed.resolve("r.json").toString());
         assertEquals(0, r.code(), r.err());
-        JsonNode a = new ObjectMapper().readTree(plain.resolve("r.json").toFile()).get("iterations");
-        JsonNode b = new ObjectMapper().readTree(resumed.resolve("r.json").toFile()).get("iterations");
-        assertEquals(4, a.size());
-        assertEquals(a.size(), b.size());
-        for (int k = 0; k < a.size(); k++) {
-            for (String key : List.of("iteration", "objective", "train_error", "test_error")) {
-                assertEquals(a.get(k).get(key), b.get(k).get(key), key + " of iteration " + (k + 1));
-            }
-        }
+        TrainPredictCommandTest.assertSameCurve(plain.resolve("r.json"), resumed.resolve("r.json"), 4, "resumed after 2");
         java.util.Map<String, byte[]> na = entries(plain.resolve("model/unary/model.zip")), nb = entries(resumed.resolve("model/unary/model.zip"));
         assertEquals(na.keySet(), nb.keySet());
         for (String e : na.keySet()) assertArrayEquals(na.get(e), nb.get(e), "the trained networks' " + e + ", byte for byte");
@@ -158,15 +150,7 @@ class OwnNetworkCommandTest {
         r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(), "--iterations", "4", "--quiet",
                 "--output", resumed.resolve("model").toString(), "--report", resumed.resolve("r.json").toString());
         assertEquals(0, r.code(), r.err());
-        JsonNode x = new ObjectMapper().readTree(plain.resolve("r.json").toFile()).get("iterations");
-        JsonNode y = new ObjectMapper().readTree(resumed.resolve("r.json").toFile()).get("iterations");
-        assertEquals(4, x.size());
-        assertEquals(x.size(), y.size());
-        for (int k = 0; k < x.size(); k++) {
-            for (String key : List.of("iteration", "objective", "train_error", "test_error")) {
-                assertEquals(x.get(k).get(key), y.get(k).get(key), key + " of iteration " + (k + 1));
-            }
-        }
+        TrainPredictCommandTest.assertSameCurve(plain.resolve("r.json"), resumed.resolve("r.json"), 4, "resumed after 2");
         CrfModel m = CrfModel.load(plain.resolve("model"));
         java.util.Map<String, byte[]> na = new java.util.TreeMap<>(), nb = new java.util.TreeMap<>();
         try (java.util.stream.Stream<Path> files = Files.walk(plain.resolve("model"))) {

@@ -227,6 +227,21 @@ class TrainPredictCommandTest {
         }
     }
 
+    /**
+     * The learning curves of two {@code train --report} files are the same run's: {@code rows} rows
+     * each, every row's iteration, objective, train and test error equal to the last bit.
+     */
+    static void assertSameCurve(Path report, Path other, int rows, String what) throws IOException {
+        JsonNode a = new ObjectMapper().readTree(report.toFile()).get("iterations"), b = new ObjectMapper().readTree(other.toFile()).get("iterations");
+        assertEquals(rows, a.size(), what + ": rows of " + report);
+        assertEquals(rows, b.size(), what + ": rows of " + other);
+        for (int k = 0; k < rows; k++) {
+            for (String key : List.of("iteration", "objective", "train_error", "test_error")) {
+                assertEquals(a.get(k).get(key), b.get(k).get(key), what + ": " + key + " of iteration " + (k + 1));
+            }
+        }
+    }
+
     /** Exit 2, exactly one "error:" line holding every word (case-insensitive), no stack trace. */
     static String assertUsageError(Run r, String... words) {
         assertEquals(2, r.code(), "exit code; stderr: " + r.err() + " stdout: " + r.out());

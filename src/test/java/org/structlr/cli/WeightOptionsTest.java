@@ -85,13 +85,8 @@ class WeightOptionsTest {
             r = TrainPredictCommandTest.run("train", "--resume", copy.toString(), "--data", data.toString(), "--iterations", "4", "--quiet",
                     "--report", dir.resolve("resumed.json").toString(), "--output", dir.resolve("model").toString());
             assertEquals(0, r.code(), r.err());
-            JsonNode a = curve(dir.resolve("plain.json")), b = curve(dir.resolve("resumed.json")), u = curve(dir.resolve("unweighted.json"));
-            assertEquals(4, b.size());
-            for (int k = 0; k < 4; k++) {
-                for (String key : java.util.List.of("iteration", "objective", "train_error", "test_error")) {
-                    assertEquals(a.get(k).get(key), b.get(k).get(key), schedule + ": " + key + " of iteration " + (k + 1));
-                }
-            }
+            TrainPredictCommandTest.assertSameCurve(dir.resolve("plain.json"), dir.resolve("resumed.json"), 4, schedule);
+            JsonNode a = curve(dir.resolve("plain.json")), u = curve(dir.resolve("unweighted.json"));
             assertTrue(a.get(3).get("objective").asDouble() != u.get(3).get("objective").asDouble(), schedule + ": the weights change nothing");
             JsonNode recorded = new ObjectMapper().readTree(dir.resolve("model/model.json").toFile()).path("settings").path("weights");
             assertEquals("[1.0,4.0]", recorded.path("classWeights").toString());

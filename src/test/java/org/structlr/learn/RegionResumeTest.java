@@ -69,14 +69,7 @@ class RegionResumeTest {
 
     /** Every curve row exactly, and every test marginal of the trained models bit for bit. */
     static void assertSameRun(Training.Outcome a, Training.Outcome b, String what) {
-        List<IterationRecord> ca = a.curve(), cb = b.curve();
-        assertEquals(ca.size(), cb.size(), what);
-        for (int k = 0; k < ca.size(); k++) {
-            assertEquals(ca.get(k).iteration(), cb.get(k).iteration(), what);
-            assertEquals(ca.get(k).objective(), cb.get(k).objective(), 0.0, what + ": objective of iteration " + (k + 1));
-            assertEquals(ca.get(k).trainError(), cb.get(k).trainError(), 0.0, what + ": train error of iteration " + (k + 1));
-            assertEquals(ca.get(k).testError(), cb.get(k).testError(), 0.0, what + ": test error of iteration " + (k + 1));
-        }
+        CheckpointResumeTest.assertSameCurve(a, b, what);
         List<Predictor.Prediction> pa = predict(a.model()), pb = predict(b.model());
         for (int k = 0; k < pa.size(); k++) {
             assertArrayEquals(pa.get(k).marginals().reshape(-1).toFloatVector(), pb.get(k).marginals().reshape(-1).toFloatVector(),
