@@ -25,6 +25,30 @@ final class FcnEpochs {
     private FcnEpochs() {}
 
     /**
+     * Every image of a problem as the network's tensors, padded to its size multiple: input
+     * {@code x [1, D, H, W]}, targets {@code y} and bias {@code b [1, K*C, H, W]} ({@link ImageTensors#labels}).
+     * Built once per fit: every try of the step policy ({@link DescentSteps}) trains on the same tensors.
+     */
+    record Images(INDArray[] x, INDArray[] y, INDArray[] b, GridBatch layout) {
+        static Images of(BiasedLogisticProblem p, ImageRows im, int groups, DataType t, int[] multiple) {
+            INDArray[][] l = ImageTensors.labels(p, im, groups, t);
+            int count = im.layout().count();
+            INDArray[] x = new INDArray[count], y = new INDArray[count], b = new INDArray[count];
+            for (int k = 0; k < count; k++) {
+                x[k] = ImageTensors.pad(ImageTensors.image(im.pixelFeatures(), im.layout(), k, t), multiple);
+                y[k] = ImageTensors.pad(l[k][0], multiple);
+                b[k] = ImageTensors.pad(l[k][1], multiple);
+            }
+            return new Images(x, y, b, im.layout());
+        }
+
+        /** The tensors for {@code net} (its data type and size multiple). */
+        static Images of(BiasedLogisticProblem p, ImageRows im, int groups, ComputationGraph net) {
+            return of(p, im, groups, net.params().dataType(), FcnGraph.sizeMultiple(net));
+        }
+    }
+
+    /**
      * Only the epochs {@code fromEpoch <= e < toEpoch} (the shuffles of the earlier epochs are still
      * drawn from {@code shuffleSeed}, so epoch e sees the same order either way), in mini-batches of
      * up to {@code batch} images: a whole fit is epochs 0 .. epochsPerFit; the Spark learner runs
@@ -32,16 +56,12 @@ final class FcnEpochs {
      */
     static void train(ComputationGraph net, BiasedLogisticProblem p, ImageRows im, int groups, long shuffleSeed, int batch,
                       int fromEpoch, int toEpoch) {
-        DataType t = net.params().dataType();
-        INDArray[][] l = ImageTensors.labels(p, im, groups, t);
-        int count = im.layout().count();
-        INDArray[] x = new INDArray[count], y = new INDArray[count], b = new INDArray[count];
-        int[] multiple = FcnGraph.sizeMultiple(net);
-        for (int k = 0; k < count; k++) {
-            x[k] = ImageTensors.pad(ImageTensors.image(im.pixelFeatures(), im.layout(), k, t), multiple);
-            y[k] = ImageTensors.pad(l[k][0], multiple);
-            b[k] = ImageTensors.pad(l[k][1], multiple);
-        }
+        train(net, Images.of(p, im, groups, net), shuffleSeed, batch, fromEpoch, toEpoch);
+    }
+
+    /** {@link #train(ComputationGraph, BiasedLogisticProblem, ImageRows, int, long, int, int, int)} on tensors made by {@link Images#of}. */
+    static void train(ComputationGraph net, Images data, long shuffleSeed, int batch, int fromEpoch, int toEpoch) {
+        int count = data.layout().count();
         Random rng = new Random(shuffleSeed);
         int[] order = new int[count];
         for (int k = 0; k < count; k++) order[k] = k;
@@ -52,8 +72,8 @@ final class FcnEpochs {
                 order[j] = tmp;
             }
             if (epoch < fromEpoch) continue;
-            for (int[] images : batches(im.layout(), order, batch)) {
-                net.fit(new INDArray[]{stack(x, images), stack(b, images)}, new INDArray[]{stack(y, images)});
+            for (int[] images : batches(data.layout(), order, batch)) {
+                net.fit(new INDArray[]{stack(data.x(), images), stack(data.b(), images)}, new INDArray[]{stack(data.y(), images)});
                 NativeMemory.release();   // at most every 30 s: whole images leave large native buffers behind
             }
         }

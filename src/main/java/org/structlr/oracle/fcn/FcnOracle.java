@@ -93,8 +93,9 @@ public final class FcnOracle implements Oracle, java.io.Serializable {
         // the loss where the fit starts: the previous function's, or a fresh network's (not g = 0's: a
         // fresh network's random head may score worse than g = 0, and then no short step could pass)
         double before = p.loss(score(start.net(), fits));
+        FcnEpochs.Images data = FcnEpochs.Images.of(p, im, settings.groups(), start.net());   // once for every try
         ComputationGraph kept = steps().descend(start.net(), before,
-                net -> train(net, p, im, shuffle, settings.batchImages(), 0, settings.epochsPerFit()),
+                net -> FcnEpochs.train(net, data, shuffle, settings.batchImages(), 0, settings.epochsPerFit()),
                 net -> p.loss(score(net, fits + 1)));
         return score(kept, fits + 1);
     }

@@ -7,7 +7,6 @@ import org.structlr.oracle.ImageRows;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.api.ops.DynamicCustomOp;
 import org.nd4j.linalg.indexing.NDArrayIndex;
-import org.structlr.oracle.RowTargets;
 import org.structlr.graph.GridBatch;
 
 /**
@@ -86,17 +85,26 @@ final class ImageTensors {
     /**
      * Per image {@code {one-hot, bias}}, each {@code [1, KC, H, W]}: problem row i is group row
      * {@code slot(i)} of the batch ({@link #slots}); groups no row names stay all-zero and so do not
-     * count (see {@link FcnLoss}). Built with ND4J ops: the bias, which the learner computed in ND4J
-     * arrays from the messages, is scattered into place where it is (on a GPU: on the device); from
-     * the host come only the slots (n ints) and the targets T (n x C, {@link RowTargets#matrix}),
-     * which are host data.
+     * count (see {@link FcnLoss}). Built with ND4J ops where the arrays are (on a GPU: on the device):
+     * the bias, which the learner computed in ND4J arrays from the messages, and the problem's target
+     * rows ({@link BiasedLogisticProblem#targetMatrix}, made once per problem from its host labels,
+     * which the loss reuses) are scattered into place; from the host come only the slots (n ints),
+     * and not even those when every group row is a problem row in order (a unary problem without void
+     * pixels: the rows are already in place).
      */
     static INDArray[][] labels(BiasedLogisticProblem p, ImageRows im, int groups, DataType t) {
         GridBatch layout = im.layout();
         long slots = (long) layout.numVariables() * groups;
-        INDArray at = Nd4j.createFromArray(slots(im));
-        INDArray oneHot = scatterRows(slots, at, p.targets().matrix(t));
-        INDArray biasRows = scatterRows(slots, at, p.bias().castTo(t));
+        int[] slot = slots(im);
+        INDArray oneHot, biasRows;
+        if (inPlace(slot, slots)) {
+            oneHot = p.targetMatrix().castTo(t);
+            biasRows = p.bias().castTo(t);
+        } else {
+            INDArray at = Nd4j.createFromArray(slot);
+            oneHot = scatterRows(slots, at, p.targetMatrix().castTo(t));
+            biasRows = scatterRows(slots, at, p.bias().castTo(t));
+        }
         INDArray[][] out = new INDArray[layout.count()][];
         for (int k = 0; k < out.length; k++) {
             int h = layout.height(k), w = layout.width(k);
@@ -106,6 +114,13 @@ final class ImageTensors {
                     toChannels(biasRows.get(NDArrayIndex.interval(from, to), NDArrayIndex.all()), h, w, groups, t)};
         }
         return out;
+    }
+
+    /** Whether problem row i is group row i for every one of the {@code slots} group rows (no scatter needed). */
+    static boolean inPlace(int[] slot, long slots) {
+        if (slot.length != slots) return false;
+        for (int i = 0; i < slot.length; i++) if (slot[i] != i) return false;
+        return true;
     }
 
     /** Every problem row's group row: its pixel for unary rows, {@link #edgeSlots} of its edge for pairwise rows. */

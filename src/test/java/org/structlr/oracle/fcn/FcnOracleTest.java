@@ -58,7 +58,7 @@ class FcnOracleTest {
         return Nd4j.create(v, new long[]{layout.numVariables(), d}, 'c').castTo(dt);
     }
 
-    /** Random labels and bias over the given rows; features: the pixels (unary) or a dummy edge column. */
+    /** Random labels and bias over the given rows; features: the pixels (unary; a subset's own rows) or a dummy edge column. */
     static BiasedLogisticProblem problem(INDArray pixels, ImageRows im, int classes, long seed) {
         Random r = new Random(seed);
         int n = im.rows().length;
@@ -66,7 +66,7 @@ class FcnOracleTest {
         double[] b = new double[n * classes];
         for (int i = 0; i < n; i++) y[i] = r.nextInt(classes);
         for (int i = 0; i < b.length; i++) b[i] = r.nextGaussian();
-        INDArray feats = im.perEdge() ? Nd4j.ones(pixels.dataType(), n, 1) : pixels;
+        INDArray feats = im.perEdge() ? Nd4j.ones(pixels.dataType(), n, 1) : n == pixels.size(0) ? pixels : Nd4j.pullRows(pixels, 1, im.rows());
         return new BiasedLogisticProblem(feats, y, Nd4j.create(b, new long[]{n, classes}, 'c').castTo(pixels.dataType()), classes)
                 .withImages(im);
     }

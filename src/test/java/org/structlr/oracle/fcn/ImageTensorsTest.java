@@ -17,8 +17,8 @@ import org.structlr.oracle.RowTargets;
  * The fcn class's training labels ({@link ImageTensors#labels}, built with ND4J ops: the bias
  * scattered into place without leaving ND4J) equal, bit for bit, the same tensors written value by
  * value in Java from the layout's definition (a pixel's channels; an edge's group at its left or
- * upper pixel), for unary and pairwise rows, every edge or a shuffled subset, hard, soft and
- * weighted targets, float and double.
+ * upper pixel), for unary rows (every pixel in order, shuffled, a shuffled subset) and pairwise
+ * rows (every edge, a shuffled subset), hard, soft and weighted targets, float and double.
  */
 class ImageTensorsTest {
 
@@ -30,8 +30,13 @@ class ImageTensorsTest {
             INDArray px = FcnOracleTest.pixels(RAGGED, 3, 41, t);
             int[] shuffled = FcnOracleTest.horizontalEdges(RAGGED);
             shuffle(shuffled, new Random(43));
-            ImageRows[] cases = {ImageRows.pixels(px, RAGGED), ImageRows.edges(px, RAGGED, FcnOracleTest.allEdges(RAGGED)),
-                    ImageRows.edges(px, RAGGED, shuffled)};
+            // pixels in order (already in place: no scatter), every pixel shuffled, a shuffled subset (void pixels left out)
+            int[] pixels = new int[RAGGED.numVariables()];
+            for (int v = 0; v < pixels.length; v++) pixels[v] = v;
+            shuffle(pixels, new Random(45));
+            ImageRows[] cases = {ImageRows.pixels(px, RAGGED), new ImageRows(px, RAGGED, pixels, false),
+                    new ImageRows(px, RAGGED, java.util.Arrays.copyOf(pixels, pixels.length - 7), false),
+                    ImageRows.edges(px, RAGGED, FcnOracleTest.allEdges(RAGGED)), ImageRows.edges(px, RAGGED, shuffled)};
             for (ImageRows im : cases) {
                 int classes = im.perEdge() ? 4 : 2, groups = im.perEdge() ? 2 : 1;
                 BiasedLogisticProblem hard = FcnOracleTest.problem(px, im, classes, 47);
@@ -51,7 +56,7 @@ class ImageTensorsTest {
                     assertEquals(RAGGED.count(), got.length);
                     for (int k = 0; k < got.length; k++) {
                         for (int part = 0; part < 2; part++) {
-                            String what = t + ", " + p.targets() + ", " + (im.perEdge() ? im.rows().length + " edges" : "pixels") + ", image " + k
+                            String what = t + ", " + p.targets() + ", " + im.rows().length + (im.perEdge() ? " edges" : " pixels") + ", image " + k
                                     + (part == 0 ? " targets" : " bias");
                             assertArrayEquals(want[k][part].shape(), got[k][part].shape(), what);
                             assertEquals(t, got[k][part].dataType(), what);
