@@ -229,15 +229,20 @@ public final class BiasedLogisticProblem {
 
     /**
      * The negative objective, {@code sum_n [ lse_c(s_nc + b_nc) - s_{n,y_n} - b_{n,y_n} ]} (weighted,
-     * with soft targets: {@link BiasedLogisticLoss}), in double precision, for scores
-     * {@code s = g(X) [N, C]}. Never negative; 0 only for a perfect fit.
+     * with soft targets: {@code - sum_nc T_nc logsoftmax(s_n + b_n)_c}, {@link BiasedLogisticLoss}),
+     * in double precision, for scores {@code s = g(X) [N, C]}. Never negative; 0 only for a perfect
+     * fit. Computed with ND4J ops where the scores and bias are (on a GPU: on the device; one scalar
+     * to the host), against {@link #targetMatrix()} (exact for labels; weighted or soft targets of a
+     * float problem are its float targets); equals {@link BiasedLogisticLoss#total}, the same sum
+     * in Java, to double rounding.
      */
     public double loss(INDArray scores) {
         if (scores.rank() != 2 || scores.size(0) != numRows() || scores.size(1) != numClasses) {
             throw new IllegalArgumentException("scores must be [" + numRows() + ", " + numClasses + "], got "
                     + Arrays.toString(scores.shape()));
         }
-        return BiasedLogisticLoss.total(targets, flatDouble(scores), flatDouble(bias));
+        INDArray z = scores.castTo(DataType.DOUBLE).add(bias.castTo(DataType.DOUBLE));
+        return BiasedLogisticLoss.lossColumn(z, targetMatrix()).sumNumber().doubleValue();
     }
 
     /**

@@ -153,6 +153,39 @@ class BiasedLogisticLossTest {
         }
     }
 
+    /**
+     * The problem's loss (ND4J ops, double, one scalar to the host) is the sum of the rows' losses in
+     * Java ({@link BiasedLogisticLoss#total}) to double rounding: 2 classes (the log1p form) and 4,
+     * scores up to +-30, labels, weighted and soft targets, float and double problems (a float
+     * problem's weighted or soft targets are its float target matrix: to float rounding).
+     */
+    @Test
+    void theProblemLossIsTheSumOfItsRowLosses() {
+        for (DataType dt : new DataType[]{DataType.FLOAT, DataType.DOUBLE}) {
+            for (int c : new int[]{2, 4}) {
+                BiasedLogisticProblem hard = TestProblems.random(200, 3, c, 4.0, 31 + c, dt);
+                Random r = new Random(37 + c);
+                double[] w = new double[200], soft = new double[200 * c], sf = new double[200 * c];
+                for (int i = 0; i < 200; i++) {
+                    w[i] = 3 * r.nextDouble();
+                    double sum = 0;
+                    for (int k = 0; k < c; k++) sum += (soft[i * c + k] = r.nextDouble());
+                    for (int k = 0; k < c; k++) soft[i * c + k] /= sum;
+                }
+                for (int i = 0; i < sf.length; i++) sf[i] = 10 * r.nextGaussian();
+                INDArray scores = Nd4j.create(sf, new long[]{200, c}, 'c').castTo(dt);
+                BiasedLogisticProblem[] problems = {hard, hard.withTargets(hard.targets().withWeights(w)),
+                        hard.withTargets(RowTargets.soft(soft, c).withWeights(w))};
+                for (BiasedLogisticProblem p : problems) {
+                    double want = BiasedLogisticLoss.total(p.targets(), BiasedLogisticProblem.flatDouble(scores),
+                            BiasedLogisticProblem.flatDouble(p.bias()));
+                    double tol = (p.targets().hard() && !p.targets().weighted()) || dt == DataType.DOUBLE ? 1e-12 : 1e-6;
+                    assertEquals(want, p.loss(scores), tol * want, dt + ", " + c + " classes, " + p.targets());
+                }
+            }
+        }
+    }
+
     /** A problem with integer weights is the problem with its rows repeated; soft targets are the weighted mix of labels. */
     @Test
     void aWeightedProblemIsItsRowsRepeatedAndSoftTargetsAMixOfLabels() {
