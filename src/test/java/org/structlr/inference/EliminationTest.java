@@ -3,6 +3,7 @@ package org.structlr.inference;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
@@ -203,5 +204,126 @@ class EliminationTest {
         assertNull(new Elimination(en, () -> true).exactMap(y, 1 << 20, 1 << 24, Deadline.NONE));
         Elimination.Plan plan = new Elimination(en).plan(all(9), 1 << 20);
         assertTrue(Double.isNaN(new Elimination(en, () -> true).solve(plan, y.clone())));
+    }
+
+    /** A clock in nanoseconds that advances one millisecond every time it is read: "time" is the number of readings, the same on any machine. */
+    private static final class TickingClock implements java.util.function.LongSupplier {
+        long now;
+
+        @Override
+        public long getAsLong() {
+            return now += 1_000_000;
+        }
+    }
+
+    /** An n x n grid with 2 labels and random potentials: induced width n, so the exact attempt's plan and solve take one step per variable each. */
+    private static LabelingEnergy grid(int n, long seed) {
+        Random rnd = new Random(seed);
+        int V = n * n;
+        java.util.List<int[]> edges = new java.util.ArrayList<>();
+        for (int r = 0; r < n; r++) for (int c = 0; c < n; c++) {
+            if (c + 1 < n) edges.add(new int[] {r * n + c, r * n + c + 1});
+            if (r + 1 < n) edges.add(new int[] {r * n + c, (r + 1) * n + c});
+        }
+        int[] from = edges.stream().mapToInt(e -> e[0]).toArray(), to = edges.stream().mapToInt(e -> e[1]).toArray();
+        int[] labels = new int[V];
+        Arrays.fill(labels, 2);
+        FactorGraph g = FactorGraph.builder(labels).edges(from, to, null).build();
+        double[] u = new double[V * 2], p = new double[from.length * 4];
+        for (int k = 0; k < u.length; k++) u[k] = rnd.nextGaussian();
+        for (int k = 0; k < p.length; k++) p[k] = 2 * rnd.nextGaussian();   // frustrated couplings: the relaxation is not tight
+        return new LabelingEnergy(g, u, p, new double[0]);
+    }
+
+    /** infer's search (exact elimination with its default tables, the search, restarts) on {@code en} within {@code ticks} readings of a ticking clock; each stage line records the clock. */
+    private static MapSearch.Result searchWithin(LabelingEnergy en, int ticks, java.util.List<Long> stageTicks, java.util.List<String> lines) {
+        TickingClock clock = new TickingClock();
+        MapSearch.Settings settings = new MapSearch.Settings(0.001, Math.sqrt(0.1), 500, 20, true, true, 2000, 1)
+                .withElimination(MapSearch.Settings.ELIMINATION_ENTRIES).withRestarts(MapSearch.Settings.UNTIL_DEADLINE);
+        try (var mp = MapSearchTest.engine(en, 0.1)) {
+            MapDecoder.Result r = new MapDecoder(MapDecoder.Kind.best, en).run(mp, new StopRule(20, 0, 10));
+            java.io.Writer w = new java.io.Writer() {
+                private final StringBuilder line = new StringBuilder();
+
+                @Override
+                public void write(char[] c, int off, int len) {
+                    for (int k = off; k < off + len; k++) {
+                        if (c[k] != '\n') {
+                            line.append(c[k]);
+                            continue;
+                        }
+                        stageTicks.add(clock.now / 1_000_000);
+                        lines.add(line.toString());
+                        line.setLength(0);
+                    }
+                }
+
+                @Override
+                public void flush() {}
+
+                @Override
+                public void close() {}
+            };
+            Deadline deadline = Deadline.after(clock, ticks / 1e3);
+            return new MapSearch(en, (g, eps) -> new org.structlr.inference.loop.LoopMessagePassing(g, eps), settings, deadline,
+                    new java.io.PrintWriter(w)).run(mp, r.labels());
+        }
+    }
+
+    /**
+     * The exact attempt takes at most its share of the time: on a 14 x 14 grid (196 variables,
+     * induced width 14; tables of 2^15 entries, well within infer's limit) its plan and elimination
+     * read the clock about 400 times, more than its quarter of 1,000 readings, so it gives up there and
+     * the search runs with the rest and returns a labelling of the model; with 4,000 readings the
+     * same attempt finishes inside its share and proves the MAP.
+     */
+    @Test
+    void theExactAttemptGivesUpWithinItsShareAndTheSearchRunsWithTheRest() {
+        LabelingEnergy en = grid(14, 5);
+        FactorGraph g = en.graph();
+        java.util.List<Long> at = new java.util.ArrayList<>();
+        java.util.List<String> lines = new java.util.ArrayList<>();
+        MapSearch.Result s = searchWithin(en, 1000, at, lines);
+        assertTrue(lines.get(0).startsWith("map: first run"), lines.toString());
+        assertTrue(lines.get(1).startsWith("map: elimination (not exact)"), lines.toString());
+        // the share: a quarter of what was left when the attempt began (one reading after the first stage line), plus the reading that saw it pass
+        long began = at.get(0) + 1, share = (long) Math.ceil(MapSearch.EXACT_SHARE * (1000 - began));
+        assertTrue(at.get(1) - began <= share + 3, "the exact attempt took " + (at.get(1) - began) + " readings, its share is " + share);
+        assertTrue(lines.size() > 2 && lines.stream().noneMatch(l -> l.contains("(exact)")), "the search ran after it: " + lines);
+        // a labelling of the model: every label in range, its energy the one reported, and at least the first run's
+        int[] y = s.labels();
+        assertEquals(g.numVariables(), y.length);
+        for (int v = 0; v < y.length; v++) assertTrue(y[v] >= 0 && y[v] < g.numLabels(v), "variable " + v + " label " + y[v]);
+        assertEquals(en.energy(y), s.energy(), 0);
+        assertTrue(Double.isFinite(s.energy()) && s.bound() >= s.energy() - 1e-9, s.energy() + " against bound " + s.bound());
+
+        // time enough: the same attempt finishes within its share and certifies the MAP
+        at.clear();
+        lines.clear();
+        MapSearch.Result exact = searchWithin(en, 4000, at, lines);
+        assertTrue(lines.get(1).startsWith("map: elimination (exact)"), lines.toString());
+        assertTrue(exact.certified());
+        assertTrue(exact.energy() >= s.energy() - 1e-9);
+        int[] map = new Elimination(en).exactMap(new int[g.numVariables()], MapSearch.Settings.ELIMINATION_ENTRIES, Long.MAX_VALUE, Deadline.NONE);
+        assertEquals(en.energy(map), exact.energy(), 1e-9);
+    }
+
+    /** A share passes after its fraction of the time left, never after the deadline it was taken from; a deadline without a clock is its own share. */
+    @Test
+    void aShareOfADeadlinePassesAtItsFractionOfTheTimeLeft() {
+        long[] now = {0};
+        Deadline d = Deadline.after(() -> now[0], 10);   // 10 s on a clock that moves only when told
+        now[0] = 2_000_000_000L;                           // 8 s left
+        Deadline quarter = d.share(0.25);                  // passes 2 s from now
+        now[0] = 4_000_000_000L;
+        assertTrue(!quarter.passed() && !d.passed());
+        now[0] = 4_000_000_001L;
+        assertTrue(quarter.passed() && !d.passed());
+        assertTrue(!d.share(1).passed());
+        now[0] = 10_000_000_001L;
+        assertTrue(d.passed() && d.share(1).passed());
+        assertTrue(Deadline.NONE.share(0.25) == Deadline.NONE);
+        assertThrows(IllegalArgumentException.class, () -> d.share(0));
+        assertThrows(IllegalArgumentException.class, () -> d.share(1.5));
     }
 }

@@ -25,9 +25,12 @@ import org.structlr.graph.Grids;
  *       backend: {@link FusedGridMessagePassing} (Vector API), when the {@code jdk.incubator.vector}
  *       module is loaded ({@code java --add-modules jdk.incubator.vector}); without it the ND4J grid
  *       engine, and one line on stderr says so.</li>
- *   <li>Other graphs of at most {@link #SMALL_GRAPH} label entries (see {@link #entries}) on the
- *       CPU backend: {@link LoopMessagePassing}, whose sweep costs time in proportion to the graph
- *       (the ND4J engines pay a fixed cost of op dispatch per sweep).</li>
+ *   <li>Other graphs on the CPU backend of at most {@link #SMALL_GRAPH} label entries (see
+ *       {@link #entries}), or of fewer than {@link #ENTRIES_PER_OP} entries per op of the ND4J graph
+ *       engine's sweep ({@link #nd4jOpsPerSweep}: small dense graphs with many labels), or with regions:
+ *       {@link LoopMessagePassing}, whose sweep costs time in proportion to the graph (the ND4J
+ *       engines pay a fixed cost of op dispatch per op, and their ops per sweep grow with the colours,
+ *       the labels squared and the degrees, not with the graph's size).</li>
  *   <li>Everything else, and every graph on the CUDA backend: the batched ND4J engines
  *       ({@link GridMessagePassing} for grids, {@link GraphMessagePassing} for any graph).</li>
  * </ul>
@@ -46,6 +49,18 @@ public final class Engines {
      * engine ahead to larger sizes (neighbours are near in memory), so this is a bound for the worst case.
      */
     static final long SMALL_GRAPH = 500_000;
+
+    /**
+     * Fewest label entries per op of the ND4J graph engine's sweep ({@link #nd4jOpsPerSweep}) for
+     * which {@link EngineChoice#AUTO} gives a graph above {@link #SMALL_GRAPH} to that engine on the
+     * CPU. The random graphs of the crossover above have 280-750 ops per sweep (5 colours, degree 4):
+     * 1,139 entries per op at 360,000 entries (loop ahead), 2,848 and 1,910 where ND4J is ahead. Dense UAI
+     * models have far fewer: wcsp_14 (301 variables, 4,055 edges, 8 labels, 17 colours; 521,448 entries)
+     * 31 per op, a sweep of 158 ms CPU on the ND4J engine against 4 ms on the loop engine; wcsp_13
+     * 34 (517 ms against 7), Segmentation_11 70 (93 against 7), ImageAlignment_12 9 (2,920 against 10)
+     * (100 or 30 sweeps each, one thread, load 8-12).
+     */
+    static final long ENTRIES_PER_OP = 1_000;
 
     private static volatile int cpuThreads = Runtime.getRuntime().availableProcessors();
     private static final AtomicBoolean WARNED = new AtomicBoolean();
@@ -108,6 +123,27 @@ public final class Engines {
     }
 
     /**
+     * About how many ops one sweep of {@link GraphMessagePassing} dispatches on {@code graph}: for
+     * every colour class of {@link Coloring#of} (L labels, D the class's largest degree) the L message
+     * rows of its edge slots, each a log-sum-exp over L rows ({@code 2 L^2 + 8 L} ops), and two ops per
+     * label and degree plane ({@code 2 L D}).
+     */
+    public static long nd4jOpsPerSweep(FactorGraph graph) {
+        Coloring coloring = Coloring.of(graph);
+        int[] deg = graph.degrees();
+        int[] maxDeg = new int[coloring.numColors()];
+        boolean[] used = new boolean[coloring.numColors()];
+        for (int v = 0; v < graph.numVariables(); v++) {
+            int c = coloring.color(v);
+            used[c] = true;
+            maxDeg[c] = Math.max(maxDeg[c], deg[v]);
+        }
+        long L = graph.maxLabels(), ops = 0;
+        for (int c = 0; c < maxDeg.length; c++) if (used[c]) ops += 2 * L * L + 8 * L + 2 * L * maxDeg[c];
+        return ops;
+    }
+
+    /**
      * The engine {@code choice} resolves to for {@code graph}, without building it.
      * {@code shapes}: each example's image {@code [H, W]} (null for an example that is no image), or
      * null when nothing is known of images; {@code graph} is the examples' disjoint union in order.
@@ -120,7 +156,8 @@ public final class Engines {
             // graphs with regions: the loop engine on the CPU whatever the size (patch model of 4 + 4 denoising images of
             // 32 x 32, 317,000 entries, 3 learning iterations: loop 10.2 s, ND4J 117.2 s; bench/regions, load 8-12)
             case AUTO -> grids != null ? (fusedAvailable() ? EngineChoice.FUSED : EngineChoice.ND4J)
-                    : ((entries(graph) <= SMALL_GRAPH || graph.hasRegions()) && !cudaBackend() ? EngineChoice.LOOP : EngineChoice.ND4J);
+                    : !cudaBackend() && (graph.hasRegions() || entries(graph) <= SMALL_GRAPH
+                            || entries(graph) < ENTRIES_PER_OP * nd4jOpsPerSweep(graph)) ? EngineChoice.LOOP : EngineChoice.ND4J;
             case FUSED -> {
                 if (grids == null) {
                     throw new EngineUnavailableException("--engine fused runs only on images (4-connected grids with one label count"

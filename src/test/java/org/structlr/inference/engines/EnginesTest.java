@@ -56,6 +56,26 @@ class EnginesTest {
         assertEquals(EngineChoice.LOOP, Engines.resolve(EngineChoice.AUTO, grids(), null));
     }
 
+    /**
+     * A small dense graph with many labels is the loop engine's above the size limit too: the ND4J
+     * graph engine's sweep is one op batch per colour, label and degree, so there it pays op dispatch
+     * on a few entries each. A complete graph of 30 variables with 58 labels (the size of the UAI model
+     * ImageAlignment_12): 2,928,420 entries, 30 colours, 9 entries per op.
+     */
+    @Test
+    void autoGivesTheLoopEngineToDenseGraphsWithFewEntriesPerNd4jOp() {
+        List<int[]> edges = new ArrayList<>();
+        for (int i = 0; i < 30; i++) for (int j = i + 1; j < 30; j++) edges.add(new int[] {i, j});
+        FactorGraph complete = FactorGraph.of(30, 58, edges.toArray(new int[0][]));
+        assertEquals(2L * 435 * 58 * 58 + 30 * 58, Engines.entries(complete));
+        assertEquals(30L * (2 * 58 * 58 + 8 * 58 + 2 * 58 * 29), Engines.nd4jOpsPerSweep(complete));
+        assertEquals(EngineChoice.LOOP, Engines.resolve(EngineChoice.AUTO, complete, null));
+        // a sparse graph above the limit has thousands of entries per op: the ND4J engine's
+        FactorGraph sparse = chain(100_000, 2);
+        assertTrue(Engines.entries(sparse) > Engines.SMALL_GRAPH && Engines.entries(sparse) >= Engines.ENTRIES_PER_OP * Engines.nd4jOpsPerSweep(sparse));
+        assertEquals(EngineChoice.ND4J, Engines.resolve(EngineChoice.AUTO, sparse, null));
+    }
+
     @Test
     void autoBuildsTheEngineItResolvesTo() {
         try (MessagePassing mp = Engines.create(EngineChoice.AUTO, grids(), TWO_4X5, 0.1, DataType.FLOAT)) {
