@@ -8,6 +8,7 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.structlr.data.Example;
 import org.structlr.inference.engines.Engines;
 import org.structlr.model.ExampleBatch;
+import org.structlr.model.HostRows;
 import org.structlr.oracle.BiasedLogisticProblem;
 import org.structlr.oracle.ImageRows;
 
@@ -34,6 +35,7 @@ public final class Targets {
     private final int[] labels;
     private final int[][] pairLabels;       // per pairwise type, in the type's edge order
     private final INDArray[] edgesOfType;   // per pairwise type, its edges (indices into edge order), or null with one type
+    private final int[][] edgesOfTypeHost;  // the same on the host, for the CPU backend
     private final INDArray delta;           // [V, L]
     private final INDArray truthU, truthP;  // flat indices of the true entries: v * L + y_v, e * L^2 + y_i L + y_j (labelled only)
     private final long[] truthUHost, truthPHost;   // the same on the host, for F on the CPU backend
@@ -55,9 +57,11 @@ public final class Targets {
         int[] joint = b.jointLabels();
         pairLabels = new int[b.numPairTypes()][];
         edgesOfType = new INDArray[b.numPairTypes()];
+        edgesOfTypeHost = new int[b.numPairTypes()][];
         for (int t = 0; t < pairLabels.length; t++) {
             pairLabels[t] = b.pairLabels(t);
-            if (pairLabels.length > 1) edgesOfType[t] = Nd4j.createFromArray(b.edgesOfType(t));
+            edgesOfTypeHost[t] = b.edgesOfType(t);
+            if (pairLabels.length > 1) edgesOfType[t] = Nd4j.createFromArray(edgesOfTypeHost[t]);
         }
         truthUHost = java.util.stream.IntStream.range(0, labels.length).filter(v -> labels[v] != Example.VOID)
                 .mapToLong(v -> (long) v * L + labels[v]).toArray();
@@ -258,9 +262,18 @@ public final class Targets {
 
     /** The rows of {@code allEdges} ([E, L*L], edge order) of pairwise type {@code t}, in the type's order. */
     INDArray ofType(INDArray allEdges, int t) {
+        return ofType(allEdges, t, !Engines.cudaBackend());
+    }
+
+    /**
+     * {@link #ofType(INDArray, int)} read on the host ({@code host}: the CPU backend's arrays are host memory;
+     * {@link HostRows}) or gathered on the device (the indices live with the arrays: nothing from the host).
+     */
+    INDArray ofType(INDArray allEdges, int t, boolean host) {
         if (edgesOfType.length == 1) return allEdges;
-        if (edgesOfType[t].length() == 0) return Nd4j.create(allEdges.dataType(), 0, allEdges.size(1));
-        return Nd4j.exec(new Gather(allEdges, edgesOfType[t], 0))[0];   // the indices live with the arrays: nothing from the host
+        if (edgesOfTypeHost[t].length == 0) return Nd4j.create(allEdges.dataType(), 0, allEdges.size(1));
+        if (host) return HostRows.pick(allEdges, edgesOfTypeHost[t]);
+        return Nd4j.exec(new Gather(allEdges, edgesOfType[t], 0))[0];
     }
 
     /**

@@ -36,4 +36,27 @@ class TargetsScoreTest {
             if (withVoid) assertEquals(true, t.hasVoid());
         }
     }
+
+    /**
+     * A pairwise type's rows of an edge-order array ({@link Targets#ofType}) read on the host (the CPU
+     * backend) are bit for bit the device gather's, for the float bias and double beliefs, row- and
+     * column-major, on a batch with three pair types.
+     */
+    @Test
+    void ofTypeOnTheHostIsTheDeviceGatherBitForBit() {
+        ExampleBatch b = new ExampleBatch(org.structlr.model.HostRowsTest.typedExamples(3, 3, 2, 11), 2, org.structlr.model.HostRowsTest.names(3));
+        Targets t = Targets.of(b);
+        Nd4j.getRandom().setSeed(9);
+        for (DataType type : new DataType[] {DataType.FLOAT, DataType.DOUBLE}) {
+            INDArray all = Nd4j.randn(type, b.graph().numEdges(), 4);
+            for (INDArray in : new INDArray[] {all, all.dup('f')}) {
+                for (int k = 0; k < 3; k++) {
+                    INDArray host = t.ofType(in, k, true), device = t.ofType(in, k, false);
+                    org.junit.jupiter.api.Assertions.assertArrayEquals(device.shape(), host.shape());
+                    org.junit.jupiter.api.Assertions.assertTrue(host.size(0) > 0 && host.dataType() == type);
+                    org.junit.jupiter.api.Assertions.assertArrayEquals(device.dup('c').data().asDouble(), host.data().asDouble(), 0);
+                }
+            }
+        }
+    }
 }
