@@ -253,7 +253,7 @@ public final class BiasedLogisticProblem {
         if (f == null) return loss(Nd4j.zeros(dataType(), numRows(), numClasses));
         if (f instanceof ImageScoreFunction isf && images != null) {
             INDArray all = isf.imageScores(images.pixelFeatures().castTo(dataType()), images.layout());
-            return loss(Nd4j.pullRows(all, 1, images.rows()));
+            return loss(ImageRows.inOrder(images.rows(), all.size(0)) ? all : Nd4j.pullRows(all, 1, images.rows()));
         }
         return loss(f.scores(features));
     }

@@ -43,6 +43,16 @@ public record ImageRows(INDArray pixelFeatures, GridBatch layout, int[] rows, bo
         return new ImageRows(pixelFeatures, layout, edges, true);
     }
 
+    /**
+     * Whether {@code at} is {@code 0, 1, ..., n - 1}: rows already in place, which need no gather or
+     * scatter (and so no index array sent to the device), e.g. a unary problem without void pixels.
+     */
+    public static boolean inOrder(int[] at, long n) {
+        if (at.length != n) return false;
+        for (int i = 0; i < at.length; i++) if (at[i] != i) return false;
+        return true;
+    }
+
     /** The per-pixel feature width D. */
     public int numPixelFeatures() {
         return (int) pixelFeatures.size(1);

@@ -97,7 +97,7 @@ final class ImageTensors {
         long slots = (long) layout.numVariables() * groups;
         int[] slot = slots(im);
         INDArray oneHot, biasRows;
-        if (inPlace(slot, slots)) {
+        if (ImageRows.inOrder(slot, slots)) {   // problem row i is group row i: no scatter
             oneHot = p.targetMatrix().castTo(t);
             biasRows = p.bias().castTo(t);
         } else {
@@ -114,13 +114,6 @@ final class ImageTensors {
                     toChannels(biasRows.get(NDArrayIndex.interval(from, to), NDArrayIndex.all()), h, w, groups, t)};
         }
         return out;
-    }
-
-    /** Whether problem row i is group row i for every one of the {@code slots} group rows (no scatter needed). */
-    static boolean inPlace(int[] slot, long slots) {
-        if (slot.length != slots) return false;
-        for (int i = 0; i < slot.length; i++) if (slot[i] != i) return false;
-        return true;
     }
 
     /** Every problem row's group row: its pixel for unary rows, {@link #edgeSlots} of its edge for pairwise rows. */

@@ -189,6 +189,33 @@ class FcnOracleTest {
         }
     }
 
+    /**
+     * The problem's loss of a whole-image function reads each row's scores at its pixel: the rows in
+     * another order (labels, bias and features permuted alike) have the same loss, and the rows in
+     * order (read without a gather) too.
+     */
+    @Test
+    void lossReadsEveryRowAtItsPixel() {
+        INDArray px = pixels(RAGGED, 3, 25, DataType.DOUBLE);
+        BiasedLogisticProblem inOrder = problem(px, ImageRows.pixels(px, RAGGED), 2, 27);
+        ScoreFunction f = oracle(false, 4, new int[]{1}, 1, 1e-2, 3).fit(inOrder, null);
+        int n = inOrder.numRows();
+        int[] perm = new int[n], y = new int[n];
+        for (int i = 0; i < n; i++) perm[i] = i;
+        Random r = new Random(29);
+        for (int i = n - 1; i > 0; i--) {
+            int j = r.nextInt(i + 1), t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
+        }
+        for (int i = 0; i < n; i++) y[i] = inOrder.labels()[perm[i]];
+        BiasedLogisticProblem shuffled = new BiasedLogisticProblem(Nd4j.pullRows(px, 1, perm), y, Nd4j.pullRows(inOrder.bias(), 1, perm), 2)
+                .withImages(new ImageRows(px, RAGGED, perm, false));
+        double want = inOrder.loss(f);
+        assertEquals(want, shuffled.loss(f), 1e-12 * want, "the same rows in another order");
+        assertEquals(inOrder.loss(((ImageScoreFunction) f).imageScores(px, RAGGED)), want, 1e-12 * want, "in order: the scores as they are");
+    }
+
     /** Edge scores are read from the right channels: (r, c)->(r, c+1) from group 0 at (r, c), (r, c)->(r+1, c) from group 1. */
     @Test
     void pairScoresComeFromTheDocumentedChannels() {
