@@ -31,7 +31,7 @@ class HostCopyCensus {
     @Test
     void oneFcnIterationOnTheNd4jPath() throws IOException {
         census(new DenoisingGenerator().generate(4, 4, 50, 50, 1), "fcn", "Host copies of iteration 2 of 3, (fcn, linear), 4 + 4 images"
-                + " of 50x50 (V = 10,000 training variables, E = 19,800 edges, L = 2), --engine nd4j, evaluation every iteration:", "host-copies-fcn.md");
+                + " of 50x50 (V = 10,000 training variables, E = 19,600 edges, L = 2), --engine nd4j, evaluation every iteration:", "host-copies-fcn.md");
     }
 
     private static void census(Dataset data, String unary, String title, String file) throws IOException {
