@@ -14,8 +14,8 @@ final class LearningOptions {
 
     @Option(names = "--eval-sweeps", defaultValue = "auto", paramLabel = "N|auto", converter = EvalSweeps.class,
             description = "Prediction sweeps per evaluation on the train and test sets, each from the previous evaluation's messages,"
-                    + " to report train/test error; 0 = no errors; auto = a fifth of the training's message passing between two"
-                    + " evaluations, shared by the two sets (default: ${DEFAULT-VALUE}).")
+                    + " to report train/test error; 0 = no errors; auto = a fifth of one iteration's message passing,"
+                    + " shared by the two sets (default: ${DEFAULT-VALUE}).")
     int evalSweeps;
 
     /** "auto" or a count of at least 0. */

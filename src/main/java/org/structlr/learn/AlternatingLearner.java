@@ -24,7 +24,7 @@ import org.structlr.schedule.Schedule;
  * <p>Every {@link LearnSettings#evalEvery}-th iteration (and the first and last) is evaluated: the
  * objective and, with warm-started prediction engines, the train and test errors (one curve row),
  * after {@link LearnSettings#evalSweepsFor} sweeps from the previous evaluation's messages (by
- * default a fifth of the training's passing since then).
+ * default a fifth of one iteration's passing).
  * Evaluation reads the learner's state but never changes it, so the functions learned do not
  * depend on how often it runs. After every iteration the listener sees the functions and may stop
  * learning there ({@link LearnListener#keepLearning}): that iteration is then evaluated and the last.

@@ -11,8 +11,8 @@ import org.structlr.inference.engines.Engines;
  * @param sweepsPerFit    message-passing sweeps after each oracle fit (the paper: 25)
  * @param evalSweeps      warm-started prediction sweeps per evaluation on the train and test sets
  *                        to report errors (0 skips the errors; the objective is still recorded);
- *                        {@link #AUTO_EVAL_SWEEPS} (the default): a fifth of the training's passing
- *                        between evaluations ({@link #evalSweepsFor})
+ *                        {@link #AUTO_EVAL_SWEEPS} (the default): a fifth of one iteration's
+ *                        passing ({@link #evalSweepsFor})
  * @param evalEvery       evaluate (objective, errors: one curve row) after iteration 1, every
  *                        {@code evalEvery}-th iteration and the last; the iterations between are not
  *                        evaluated and have no curve row. Learning itself does not depend on it.
@@ -105,20 +105,22 @@ public record LearnSettings(int iterations, double eps, int sweepsPerFit, int ev
 
     /**
      * The sweeps each evaluation runs on both sets: {@code evalSweeps}, or with
-     * {@link #AUTO_EVAL_SWEEPS} a fifth of the passing the paper schedule does between two
-     * evaluations, shared by the two sets in proportion to their variables:
+     * {@link #AUTO_EVAL_SWEEPS} a fifth of the passing the paper schedule does in one iteration,
+     * shared by the two sets in proportion to their variables:
      * <pre>
-     *   K = max(1, floor(evalEvery * 2 * sweepsPerFit * V_train / (5 * (V_train + V_test))))
+     *   K = max(1, floor(2 * sweepsPerFit * V_train / (5 * (V_train + V_test))))
      * </pre>
      * (two phases of {@code sweepsPerFit} sweeps per iteration on V_train variables; K sweeps on each
-     * set cost K (V_train + V_test)). An evaluation then costs at most a fifth of the iterations
-     * since the last one (less: the fits and the potentials are not counted), and its messages carry
-     * over to the next (warm start), so the rows' errors approach the converged ones as learning
-     * goes on (README, "The learning loop").
+     * set cost K (V_train + V_test)), whatever {@code evalEvery} is. An evaluation's sweeps then cost
+     * a fifth of one iteration's passing; what the whole evaluation costs (with the test set's
+     * potentials, decoding and the objective) against a whole iteration (with the fits) is measured
+     * on the demo in docs/results.md, "What an evaluation costs". Its messages carry over to the
+     * next evaluation (warm start), so the rows' errors approach the converged ones as learning goes
+     * on; early rows trail them (the table "What the warm start's sweeps buy" there).
      */
     public int evalSweepsFor(long trainVariables, long testVariables) {
         if (evalSweeps != AUTO_EVAL_SWEEPS) return evalSweeps;
-        double k = (double) evalEvery * 2 * sweepsPerFit * trainVariables / (5.0 * Math.max(1, trainVariables + testVariables));
+        double k = 2.0 * sweepsPerFit * trainVariables / (5.0 * Math.max(1, trainVariables + testVariables));
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, Math.floor(k)));
     }
 

@@ -15,8 +15,8 @@ import org.structlr.model.Potentials;
 
 /**
  * The learner's evaluation: each evaluated iteration's errors come from K sweeps continued from the
- * previous evaluation's messages (warm start), and by default K is a fifth of the training's
- * passing between two evaluations ({@link LearnSettings#evalSweepsFor}).
+ * previous evaluation's messages (warm start), and by default K is a fifth of one iteration's
+ * passing ({@link LearnSettings#evalSweepsFor}).
  */
 class EvaluationTest {
     static Dataset data;
@@ -27,14 +27,17 @@ class EvaluationTest {
     }
 
     @Test
-    void autoSweepsAreAFifthOfThePassingBetweenEvaluations() {
+    void autoSweepsAreAFifthOfOneIterationsPassing() {
         LearnSettings auto = new LearnSettings(10, 0.1, 25, LearnSettings.AUTO_EVAL_SWEEPS, 2, 1);
-        // 2 iterations x 2 phases x 25 sweeps = 100 sweeps on V_train; a fifth = 20, on V_train + V_test
-        assertEquals(10, auto.evalSweepsFor(1000, 1000));
-        assertEquals(20, auto.evalSweepsFor(1000, 0));
-        assertEquals(5, auto.evalSweepsFor(1000, 3000));
-        assertEquals(5, auto.withEvalEvery(1).evalSweepsFor(1000, 1000));
-        assertEquals(1, auto.withEvalEvery(1).evalSweepsFor(1, 1_000_000), "at least one sweep");
+        // 2 phases x 25 sweeps = 50 sweeps on V_train per iteration; a fifth = 10, on V_train + V_test
+        assertEquals(5, auto.evalSweepsFor(1000, 1000));
+        assertEquals(10, auto.evalSweepsFor(1000, 0));
+        assertEquals(2, auto.evalSweepsFor(1000, 3000), "2.5 rounds down");
+        assertEquals(1, auto.evalSweepsFor(1, 1_000_000), "at least one sweep");
+        for (int every : new int[] {1, 7, 20}) assertEquals(5, auto.withEvalEvery(every).evalSweepsFor(1000, 1000), "evaluating every " + every);
+        LearnSettings more = new LearnSettings(10, 0.1, 40, LearnSettings.AUTO_EVAL_SWEEPS, 2, 1);
+        assertEquals(8, more.evalSweepsFor(1000, 1000), "2 x 40 x 1000 / (5 x 2000)");
+        assertEquals(9, more.evalSweepsFor(3000, 2000), "2 x 40 x 3000 / (5 x 5000) = 9.6");
         LearnSettings fixed = new LearnSettings(10, 0.1, 25, 7, 2, 1);
         assertEquals(7, fixed.evalSweepsFor(1000, 1000), "a given count is used as given");
         assertEquals("auto", auto.evalSweepsRecorded());
@@ -54,7 +57,7 @@ class EvaluationTest {
         ExampleBatch train = new ExampleBatch(data.train(), data.numLabels(), types);
         ExampleBatch test = new ExampleBatch(data.test(), data.numLabels(), types);
         int k = s.evalSweepsFor(train.graph().numVariables(), test.graph().numVariables());
-        assertEquals(4, k, "2 iterations x 2 phases x 10 sweeps on 3 images = 40, a fifth over 5 images: 4.8");
+        assertEquals(2, k, "2 phases x 10 sweeps on 3 images = 20 per iteration, a fifth over 5 images: 2.4");
         List<double[]> warm = new ArrayList<>(), cold = new ArrayList<>();
         try (MessagePassing onTrain = train.newEngine(s.eps()); MessagePassing onTest = test.newEngine(s.eps())) {
             LearnListener own = new LearnListener() {
