@@ -3,6 +3,8 @@ package org.structlr.inference;
 import java.util.Arrays;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
+import org.nd4j.linalg.api.ops.executioner.OpExecutioner;
+import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.indexing.BooleanIndexing;
 import org.nd4j.linalg.indexing.conditions.Conditions;
 
@@ -43,22 +45,38 @@ public final class EngineInputs {
         if (a.rank() != 2 || a.size(0) != rows || a.size(1) != cols) {
             throw new IllegalArgumentException(what + " potentials must have shape [" + rows + ", " + cols + "], got " + Arrays.toString(a.shape()));
         }
-        HostValues v;
         if (a.dataType() == DataType.FLOAT) {
             // a c-ordered array that owns its buffer is read in one copy; anything else is laid out first
             boolean whole = a.ordering() == 'c' && !a.isView() && a.data().length() == a.length();
-            v = new HostValues((whole ? a : a.dup('c')).data().asFloat(), null);
-        } else {
-            v = new HostValues(null, a.dup('c').castTo(DataType.DOUBLE).data().asDouble());
-        }
-        for (int i = 0, n = v.length(); i < n; i++) {
-            double x = v.at(i);
-            if (Double.isNaN(x) || x == Double.POSITIVE_INFINITY) {
-                throw new IllegalArgumentException(what + " potential [" + i / cols + ", " + i % cols + "] is " + x
-                        + "; only finite values and minus infinity are allowed");
+            float[] f = hostFloats(whole ? a : a.dup('c'));
+            for (int i = 0; i < f.length; i++) {
+                if (!(f[i] < Float.POSITIVE_INFINITY) && f[i] != Float.NEGATIVE_INFINITY) refuse(what, i, cols, f[i]);   // NaN or plus infinity
             }
+            return new HostValues(f, null);
         }
-        return v;
+        double[] d = a.dup('c').castTo(DataType.DOUBLE).data().asDouble();
+        for (int i = 0; i < d.length; i++) {
+            if (Double.isNaN(d[i]) || d[i] == Double.POSITIVE_INFINITY) refuse(what, i, cols, d[i]);
+        }
+        return new HostValues(null, d);
+    }
+
+    private static void refuse(String what, int i, long cols, double x) {
+        throw new IllegalArgumentException(what + " potential [" + i / cols + ", " + i % cols + "] is " + x
+                + "; only finite values and minus infinity are allowed");
+    }
+
+    /**
+     * The floats of a c-ordered float array that owns its whole buffer: on the CPU backend one bulk
+     * copy from the native buffer (ND4J's {@code asFloat()} reads entry by entry through its
+     * indexer: a fifth of the fused engine's {@code setPotentials} on the demo, JFR), elsewhere
+     * {@code asFloat()} (which brings a device buffer to the host first).
+     */
+    private static float[] hostFloats(INDArray whole) {
+        if (Nd4j.getExecutioner().type() == OpExecutioner.ExecutionerType.CUDA) return whole.data().asFloat();
+        float[] out = new float[(int) whole.length()];
+        whole.data().asNioFloat().get(out);
+        return out;
     }
 
     /** Host values of {@link #potentialsOnHost}: exactly one of the two arrays is set. */

@@ -467,6 +467,11 @@ public final class FusedGridMessagePassing implements MessagePassing {
     @Override
     public int[] decode() {
         requirePotentials();
+        return labels == 2 ? decode2() : decodeAnyLabels();
+    }
+
+    /** {@link #decode} for any label count, through {@link #unaryRegion} (for tests with two labels: the same labels as {@link #decode2}). */
+    int[] decodeAnyLabels() {
         int[] out = new int[graph.numVariables()];
         double[] buf = new double[labels];
         for (int v = 0; v < out.length; v++) {
@@ -474,6 +479,29 @@ public final class FusedGridMessagePassing implements MessagePassing {
             int best = 0;
             for (int y = 1; y < labels; y++) if (buf[y] > buf[best]) best = y;
             out[v] = best;
+        }
+        return out;
+    }
+
+    /**
+     * Two labels: {@link #decode} with {@link #unaryRegion} written out for L = 2 (the same double
+     * operations in the same order, so the same labels; an evaluation decodes both sets).
+     */
+    private int[] decode2() {
+        int[] out = new int[graph.numVariables()];
+        for (int v = 0; v < out.length; v++) {
+            int c = layout.varColour[v], i = layout.varPos[v];
+            float[] tc = t[c], lc = lam[c];
+            boolean[][] real = layout.realEdge[c];
+            double s0 = tc[i], s1 = tc[P + i];
+            for (int d = 0; d < 4; d++) {
+                if (!real[d][i]) continue;
+                int at = pad + 2 * d * P + i;
+                double l0 = lc[at], l1 = lc[at + P];
+                s0 = s0 == Double.NEGATIVE_INFINITY || l0 == Double.NEGATIVE_INFINITY ? Double.NEGATIVE_INFINITY : s0 - l0;
+                s1 = s1 == Double.NEGATIVE_INFINITY || l1 == Double.NEGATIVE_INFINITY ? Double.NEGATIVE_INFINITY : s1 - l1;
+            }
+            out[v] = s1 > s0 ? 1 : 0;
         }
         return out;
     }

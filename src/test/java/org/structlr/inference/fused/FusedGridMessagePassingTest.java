@@ -271,6 +271,35 @@ class FusedGridMessagePassingTest {
         assertTrue(finite >= 6, "finite duals compared: " + finite);
     }
 
+    /**
+     * The two-label decode written out for L = 2 gives the labels of the general one, to the last
+     * variable: random potentials with impossible labels, random messages, after 0, 2 and 4 sweeps,
+     * and all ties (zero potentials and messages: label 0 everywhere).
+     */
+    @Test
+    void twoLabelDecodeEqualsTheGeneralOne() {
+        int compared = 0;
+        for (long seed = 81; seed < 85; seed++) {
+            try (FusedGridMessagePassing f = fused(RAGGED, 2, 0.1, 2)) {
+                set(f, potentials(f.graph(), 5.0, 0.1, seed));
+                f.setMessages(TestEngines.messageArray(MessagePassingTest.randomMessages(f.graph(), 2.0, new Random(seed + 100)), 2));
+                for (int k = 0; k < 3; k++) {
+                    int[] general = f.decodeAnyLabels();
+                    assertArrayEquals(general, f.decode(), "seed " + seed + " after " + (2 * k) + " sweeps");
+                    for (int y : general) compared += y;
+                    f.iterate(2);
+                }
+            }
+        }
+        assertTrue(compared > 100, "label 1 decoded " + compared + " times: the comparison must see both labels");
+        try (FusedGridMessagePassing f = fused(RAGGED, 2, 0.1, 1)) {
+            int nv = f.graph().numVariables(), ne = f.graph().numEdges();
+            f.setPotentials(Nd4j.zeros(DataType.FLOAT, nv, 2), Nd4j.zeros(DataType.FLOAT, ne, 4));
+            assertArrayEquals(new int[nv], f.decode(), "ties: the lowest label");
+            assertArrayEquals(new int[nv], f.decodeAnyLabels(), "ties: the lowest label");
+        }
+    }
+
     /** A = eps sum_a lse((theta_a + lambda_i + lambda_j) / eps) + eps sum_i lse((theta_i - sum_a lambda_{a->i}) / eps), in double. */
     static double doubleDual(FactorGraph g, double[][][] pot, double[][][] lam, double eps) {
         int L = g.maxLabels();
