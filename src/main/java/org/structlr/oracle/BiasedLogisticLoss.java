@@ -100,18 +100,6 @@ public final class BiasedLogisticLoss {
         return t1 * (Math.max(-d, 0) + log1pe) + t0 * (Math.max(d, 0) + log1pe);
     }
 
-    /** The summed loss of every row: scores {@code s} and bias {@code b} row-major [N, C]. */
-    public static double total(RowTargets t, double[] s, double[] b) {
-        int c = t.numClasses(), n = t.numRows();
-        double[] z = new double[c];
-        double total = 0;
-        for (int i = 0; i < n; i++) {
-            for (int k = 0; k < c; k++) z[k] = s[i * c + k] + b[i * c + k];
-            total += row(t, i, z, 0, z, null);
-        }
-        return total;
-    }
-
     /** Per row, {@code loss_n = - sum_c T_nc logsoftmax(z_n)_c}, as a column [N, 1] (ND4J, for the DL4J losses). */
     public static INDArray lossColumn(INDArray z, INDArray targets) {
         INDArray logp = Nd4j.exec(new LogSoftMax(z, z.ulike()))[0];

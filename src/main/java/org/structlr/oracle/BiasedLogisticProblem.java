@@ -233,8 +233,8 @@ public final class BiasedLogisticProblem {
      * in double precision, for scores {@code s = g(X) [N, C]}. Never negative; 0 only for a perfect
      * fit. Computed with ND4J ops where the scores and bias are (on a GPU: on the device; one scalar
      * to the host), against {@link #targetMatrix()} (exact for labels; weighted or soft targets of a
-     * float problem are its float targets); equals {@link BiasedLogisticLoss#total}, the same sum
-     * in Java, to double rounding.
+     * float problem are its float targets); equals the rows' {@link BiasedLogisticLoss#row} summed
+     * in Java to double rounding.
      */
     public double loss(INDArray scores) {
         if (scores.rank() != 2 || scores.size(0) != numRows() || scores.size(1) != numClasses) {

@@ -155,7 +155,7 @@ class BiasedLogisticLossTest {
 
     /**
      * The problem's loss (ND4J ops, double, one scalar to the host) is the sum of the rows' losses in
-     * Java ({@link BiasedLogisticLoss#total}) to double rounding: 2 classes (the log1p form) and 4,
+     * Java ({@link BiasedLogisticLoss#row} summed) to double rounding: 2 classes (the log1p form) and 4,
      * scores up to +-30, labels, weighted and soft targets, float and double problems (a float
      * problem's weighted or soft targets are its float target matrix: to float rounding).
      */
@@ -177,13 +177,25 @@ class BiasedLogisticLossTest {
                 BiasedLogisticProblem[] problems = {hard, hard.withTargets(hard.targets().withWeights(w)),
                         hard.withTargets(RowTargets.soft(soft, c).withWeights(w))};
                 for (BiasedLogisticProblem p : problems) {
-                    double want = BiasedLogisticLoss.total(p.targets(), BiasedLogisticProblem.flatDouble(scores),
+                    double want = total(p.targets(), BiasedLogisticProblem.flatDouble(scores),
                             BiasedLogisticProblem.flatDouble(p.bias()));
                     double tol = (p.targets().hard() && !p.targets().weighted()) || dt == DataType.DOUBLE ? 1e-12 : 1e-6;
                     assertEquals(want, p.loss(scores), tol * want, dt + ", " + c + " classes, " + p.targets());
                 }
             }
         }
+    }
+
+    /** The summed loss of every row in Java: scores {@code s} and bias {@code b} row-major [N, C]. */
+    static double total(RowTargets t, double[] s, double[] b) {
+        int c = t.numClasses(), n = t.numRows();
+        double[] z = new double[c];
+        double total = 0;
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < c; k++) z[k] = s[i * c + k] + b[i * c + k];
+            total += BiasedLogisticLoss.row(t, i, z, 0, z, null);
+        }
+        return total;
     }
 
     /** A problem with integer weights is the problem with its rows repeated; soft targets are the weighted mix of labels. */
