@@ -130,12 +130,15 @@ public final class Checkpointer implements StateSink {
     private static String unwritable(Folder dir) {
         if (!dir.exists()) return null;
         if (!dir.isFolder()) return "exists and is a file, not a folder";
-        for (String n : dir.names()) {
-            if (!NAME.matcher(n).matches() && !LEFTOVER.matcher(n).matches()) {
-                return "the folder holds " + n + ", which is not a structlr checkpoint; not writing into it";
-            }
-        }
+        String other = stranger(dir);
+        if (other != null) return "the folder holds " + other + ", which is not a structlr checkpoint; not writing into it";
         return dir.writable() ? null : "the folder is not writable";
+    }
+
+    /** The first entry of the folder {@code dir} that is neither a checkpoint nor a save's leftover, null when there is none. */
+    private static String stranger(Folder dir) {
+        for (String n : dir.names()) if (!NAME.matcher(n).matches() && !LEFTOVER.matcher(n).matches()) return n;
+        return null;
     }
 
     /**
@@ -162,7 +165,7 @@ public final class Checkpointer implements StateSink {
         Folder home = resumed;
         if (resumed.isFile(Checkpoint.MANIFEST)) {
             home = resumed.parent();
-            if (home == null || !NAME.matcher(resumed.name()).matches() || unwritable(home) != null) {
+            if (home == null || !NAME.matcher(resumed.name()).matches() || stranger(home) != null) {
                 throw new BadInputException(cannot + "it is one checkpoint, not in a folder of checkpoints; give this run's checkpoints a folder with " + how);
             }
             List<String> newer = newestFirst(home).stream().filter(n -> iterationOf(n) > iteration).toList();

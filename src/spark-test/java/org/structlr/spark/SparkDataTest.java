@@ -277,6 +277,9 @@ class SparkDataTest {
                 "--csv", tmp.resolve("f.csv").toString());
         assertEquals(Main.EXIT_OK, f.code(), f.err());
         assertSameCurve(curve(tmp.resolve("e.csv")), curve(tmp.resolve("f.csv")));
+        // both resumes went on checkpointing into the folder they resumed from (every 5, the default, and after the last)
+        assertEquals(List.of("iteration-000002", "iteration-000004"), names(tmp.resolve("ck-spark")), "the local folder resumed from");
+        assertEquals(List.of("iteration-000002", "iteration-000004"), names(tmp.resolve("ck-one")), "the URI resumed from");
         assertEquals(0, DriverBlindFileSystem.DRIVER_ATTEMPTS.get(), "the driver tried to open an example");
     }
 
