@@ -8,7 +8,6 @@ import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.structlr.data.Example;
 import org.structlr.inference.engines.Engines;
 import org.structlr.model.ExampleBatch;
-import org.structlr.model.HostRows;
 import org.structlr.oracle.BiasedLogisticProblem;
 import org.structlr.oracle.ImageRows;
 
@@ -35,7 +34,7 @@ public final class Targets {
     private final int[] labels;
     private final int[][] pairLabels;       // per pairwise type, in the type's edge order
     private final INDArray[] edgesOfType;   // per pairwise type, its edges (indices into edge order), or null with one type
-    private final int[][] edgesOfTypeHost;  // the same on the host, for the CPU backend
+    private final int[][] edgesOfTypeHost;  // the same on the host, for pullRows on the CPU backend
     private final INDArray delta;           // [V, L]
     private final INDArray truthU, truthP;  // flat indices of the true entries: v * L + y_v, e * L^2 + y_i L + y_j (labelled only)
     private final long[] truthUHost, truthPHost;   // the same on the host, for F on the CPU backend
@@ -266,13 +265,15 @@ public final class Targets {
     }
 
     /**
-     * {@link #ofType(INDArray, int)} read on the host ({@code host}: the CPU backend's arrays are host memory;
-     * {@link HostRows}) or gathered on the device (the indices live with the arrays: nothing from the host).
+     * {@link #ofType(INDArray, int)} by ND4J's {@code pullRows} from host indices ({@code host}: the CPU backend)
+     * or by a {@code Gather} op whose indices live with the arrays on the device (nothing from the host). On the
+     * CPU, rows of 159,200 of 318,400 edges with 4 entries: pullRows 15.5 ms, Gather 83.3 ms, a hand-written
+     * read of the host buffer 27.5 ms (mean of 60 calls, one thread, load 15).
      */
     INDArray ofType(INDArray allEdges, int t, boolean host) {
         if (edgesOfType.length == 1) return allEdges;
         if (edgesOfTypeHost[t].length == 0) return Nd4j.create(allEdges.dataType(), 0, allEdges.size(1));
-        if (host) return HostRows.pick(allEdges, edgesOfTypeHost[t]);
+        if (host) return Nd4j.pullRows(allEdges, 1, edgesOfTypeHost[t]);
         return Nd4j.exec(new Gather(allEdges, edgesOfType[t], 0))[0];
     }
 

@@ -4,7 +4,6 @@ import java.util.List;
 import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
-import org.structlr.inference.engines.Engines;
 import org.structlr.oracle.ScoreFunction;
 
 /**
@@ -23,31 +22,18 @@ public final class Potentials {
 
     /** [E, L*L] = eps * g_t(features) for each edge's type t (null functions are 0), in edge order. */
     public static INDArray pairwise(ExampleBatch b, List<ScoreFunction> pair, double eps) {
-        return pairwise(b, pair, eps, !Engines.cudaBackend());
-    }
-
-    /**
-     * {@link #pairwise(ExampleBatch, List, double)} with the type-ordered rows put back in edge order on the host
-     * ({@code host}: {@link HostRows}, the CPU backend) or by one row gather of their concatenation (the device).
-     */
-    static INDArray pairwise(ExampleBatch b, List<ScoreFunction> pair, double eps, boolean host) {
         int ll = b.numLabels() * b.numLabels(), types = b.numPairTypes();
         if (types == 1) {
             ScoreFunction f = pair.get(0);
             return f == null ? Nd4j.zeros(DataType.FLOAT, b.graph().numEdges(), ll) : b.scoresOf(f, b.pairFeatures(0), 0).castTo(DataType.FLOAT).muli(eps);
         }
-        // once per oracle step, not in message passing
+        // Type-ordered rows back to edge order with one row gather (once per oracle step, not in message passing).
         INDArray[] parts = new INDArray[types];
         for (int t = 0; t < types; t++) {
             ScoreFunction f = pair.get(t);
             int rows = (int) b.pairFeatures(t).size(0);
-            parts[t] = f == null || rows == 0 ? (host ? null : Nd4j.zeros(DataType.FLOAT, rows, ll))
+            parts[t] = f == null || rows == 0 ? Nd4j.zeros(DataType.FLOAT, rows, ll)
                     : b.scoresOf(f, b.pairFeatures(t), t).castTo(DataType.FLOAT).muli(eps);
-        }
-        if (host) {
-            int[][] edges = new int[types][];
-            for (int t = 0; t < types; t++) edges[t] = b.edgesOfType(t);
-            return HostRows.scatter(parts, edges, b.graph().numEdges(), ll);
         }
         return Nd4j.pullRows(Nd4j.concat(0, parts), 1, b.typeOrderPosition());
     }

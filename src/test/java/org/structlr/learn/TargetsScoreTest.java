@@ -37,14 +37,33 @@ class TargetsScoreTest {
         }
     }
 
+    /** Random general graphs (about 3 edges a variable) whose edges have one of {@code types} types at random, labelled. */
+    private static List<Example> typedExamples(int n, int types, int labels, long seed) {
+        java.util.Random r = new java.util.Random(seed);
+        List<Example> xs = new java.util.ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            int v = 20 + r.nextInt(20);
+            List<Integer> edges = new java.util.ArrayList<>();
+            for (int i = 0; i < v; i++) for (int j = i + 1; j < v; j++) if (r.nextDouble() < 3.0 / v) { edges.add(i); edges.add(j); }
+            int[] type = new int[edges.size() / 2], y = new int[v];
+            float[] u = new float[v * 3], p = new float[type.length * 2];
+            for (int e = 0; e < type.length; e++) type[e] = r.nextInt(types);
+            for (int i = 0; i < v; i++) y[i] = r.nextInt(labels);
+            for (int q = 0; q < u.length; q++) u[q] = (float) r.nextGaussian();
+            for (int q = 0; q < p.length; q++) p[q] = (float) r.nextGaussian();
+            xs.add(Example.builder(u, 3, edges.stream().mapToInt(Integer::intValue).toArray(), p, 2).edgeType(type).labels(y).numLabels(labels).build());
+        }
+        return xs;
+    }
+
     /**
-     * A pairwise type's rows of an edge-order array ({@link Targets#ofType}) read on the host (the CPU
-     * backend) are bit for bit the device gather's, for the float bias and double beliefs, row- and
-     * column-major, on a batch with three pair types.
+     * A pairwise type's rows of an edge-order array ({@link Targets#ofType}) taken on the CPU backend's way
+     * (pullRows from host indices) are bit for bit the device gather's, for the float bias and double
+     * beliefs, row- and column-major, on a batch with three pair types.
      */
     @Test
     void ofTypeOnTheHostIsTheDeviceGatherBitForBit() {
-        ExampleBatch b = new ExampleBatch(org.structlr.model.HostRowsTest.typedExamples(3, 3, 2, 11), 2, org.structlr.model.HostRowsTest.names(3));
+        ExampleBatch b = new ExampleBatch(typedExamples(3, 3, 2, 11), 2, List.of("a", "b", "c"));
         Targets t = Targets.of(b);
         Nd4j.getRandom().setSeed(9);
         for (DataType type : new DataType[] {DataType.FLOAT, DataType.DOUBLE}) {
@@ -54,7 +73,10 @@ class TargetsScoreTest {
                     INDArray host = t.ofType(in, k, true), device = t.ofType(in, k, false);
                     org.junit.jupiter.api.Assertions.assertArrayEquals(device.shape(), host.shape());
                     org.junit.jupiter.api.Assertions.assertTrue(host.size(0) > 0 && host.dataType() == type);
-                    org.junit.jupiter.api.Assertions.assertArrayEquals(device.dup('c').data().asDouble(), host.data().asDouble(), 0);
+                    org.junit.jupiter.api.Assertions.assertArrayEquals(device.dup('c').data().asDouble(), host.dup('c').data().asDouble(), 0);
+                    // and they are the type's edges' rows
+                    int[] edges = b.edgesOfType(k);
+                    org.junit.jupiter.api.Assertions.assertEquals(in.getDouble(edges[edges.length - 1], 3), host.getDouble(edges.length - 1, 3), 0);
                 }
             }
         }
