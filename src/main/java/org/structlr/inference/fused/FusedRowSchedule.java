@@ -2,7 +2,6 @@ package org.structlr.inference.fused;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import org.structlr.graph.GridBatch;
 
 /**
@@ -68,8 +67,16 @@ final class FusedRowSchedule {
 
     /** Rows (strips) per image. */
     private final int[] rows;
-    /** Per part, without cuts: which of its blocks (whole images) are still to run in the current call. */
-    private final AtomicLong[] claims;
+    /** Every part's blocks, part by part; part p's are {@code all[first[p] .. first[p + 1])}. */
+    private final Block[] all;
+    private final int[] first;
+    /**
+     * Without cuts, per block of {@code all} in the current call (guarded by {@code left}): sweeps
+     * still to run, whether a thread is running a chunk of it, whether one has, and the sweeps of
+     * its current chunk.
+     */
+    private final int[] left, chunk;
+    private final boolean[] held, started;
 
     /**
      * Rows are dealt to {@code threads} parts of about equal pixel count, in image order; an image
@@ -104,47 +111,83 @@ final class FusedRowSchedule {
         if (!current.isEmpty()) ps.add(current);
         parts = List.copyOf(ps);
         cuts = parts.stream().flatMap(List::stream).anyMatch(b -> b.cutTop() || b.cutBottom());
-        claims = new AtomicLong[parts.size()];
-        for (int p = 0; p < claims.length; p++) claims[p] = new AtomicLong();
+        all = parts.stream().flatMap(List::stream).toArray(Block[]::new);
+        first = new int[parts.size() + 1];
+        for (int p = 0; p < parts.size(); p++) first[p + 1] = first[p] + parts.get(p).size();
+        left = new int[all.length];
+        chunk = new int[all.length];
+        held = new boolean[all.length];
+        started = new boolean[all.length];
     }
 
     /**
      * {@code sweeps} sweeps, the same bits as that many plain sweeps. Without cuts each image runs
-     * up to {@code depth[image]} sweeps at once; with cuts one sweep at a time.
+     * up to {@code depth[image]} sweeps at once (a chunk); with cuts one sweep at a time.
      */
     void iterate(SweepPool pool, int sweeps, int[] depth, RowPass pass) {
         if (cuts) {
             for (int s = 0; s < sweeps; s++) sweep(pool, pass);
             return;
         }
-        for (int p = 0; p < parts.size(); p++) claims[p].set(parts.get(p).size());
+        if (sweeps == 0) return;
+        synchronized (left) {
+            java.util.Arrays.fill(left, sweeps);
+            java.util.Arrays.fill(held, false);
+            java.util.Arrays.fill(started, false);
+        }
         pool.run(parts.size(), p -> {
-            // its own images first, then what is left of the others' (from their ends)
-            for (int k = 0, q = p; k < parts.size(); k++, q = (q + 1) % parts.size()) {
-                for (int i; (i = claim(q, q == p)) >= 0; ) {
-                    Block b = parts.get(q).get(i);
-                    for (int done = 0; done < sweeps; ) {
-                        int t = Math.max(1, Math.min(depth[b.image()], sweeps - done));
-                        severalSweeps(p, b, t, pass);
-                        done += t;
-                    }
-                }
+            for (int b = -1, t = 0; (b = next(p, b, t, depth)) >= 0; ) {
+                t = chunk[b];
+                severalSweeps(p, all[b], t, pass);
             }
         });
     }
 
     /**
-     * The next unclaimed block of part q, from the front for its own thread, from the back for a
-     * helper; -1 when none is left. {@code claims[q]} packs (front << 32) | back.
+     * Part p's next chunk, after it ran {@code ran} sweeps of block {@code prev} (-1: none yet):
+     * the block, its chunk in {@code chunk[block]}, or -1 when nothing is left that another
+     * thread is not already running. Preference, so that each thread keeps its own images in its
+     * cache and yet the threads end together:
+     * <ol>
+     *   <li>its own first two unfinished blocks, the one with the most sweeps left (the first on a
+     *       tie): the two take turns, so when a thread has finished its blocks the other still has
+     *       two it can share;</li>
+     *   <li>another part's blocks not yet started, from the back (images cached by nobody);</li>
+     *   <li>any block not being run, the one with the most sweeps left (the one it just ran on a
+     *       tie).</li>
+     * </ol>
+     * A block's chunks still run one after another in the plain sweep order, whatever thread runs
+     * each (the lock orders them), so nothing changes but who computes them.
      */
-    private int claim(int q, boolean own) {
-        AtomicLong c = claims[q];
-        for (long v; ; ) {
-            v = c.get();
-            int front = (int) (v >>> 32), back = (int) v;
-            if (front >= back) return -1;
-            long next = own ? ((long) (front + 1) << 32) | back : ((long) front << 32) | (back - 1);
-            if (c.compareAndSet(v, next)) return own ? front : back - 1;
+    private int next(int p, int prev, int ran, int[] depth) {
+        synchronized (left) {
+            if (prev >= 0) {
+                left[prev] -= ran;
+                held[prev] = false;
+            }
+            int pick = -1;
+            for (int b = first[p], seen = 0; b < first[p + 1] && seen < 2; b++) {
+                if (left[b] == 0) continue;
+                seen++;
+                if (!held[b] && (pick < 0 || left[b] > left[pick])) pick = b;
+            }
+            for (int k = 1; pick < 0 && k < parts.size(); k++) {
+                int q = (p + k) % parts.size();
+                for (int b = first[q + 1] - 1; pick < 0 && b >= first[q]; b--) {
+                    if (!started[b]) pick = b;
+                }
+            }
+            if (pick < 0) {
+                for (int b = 0; b < all.length; b++) {
+                    if (held[b] || left[b] == 0) continue;
+                    if (pick < 0 || left[b] > left[pick] || (left[b] == left[pick] && b == prev)) pick = b;
+                }
+                if (pick < 0) return -1;
+            }
+            held[pick] = true;
+            started[pick] = true;
+            chunk[pick] = Math.max(1, Math.min(depth[all[pick].image()], left[pick]));
+            return pick;
         }
     }
 

@@ -46,6 +46,21 @@ final class SweepPool {
     static final long SPIN_NANOS = 500_000, YIELD_AFTER_NANOS = 5_000;
     /** Times a waiting thread of any pool parked (diagnostics: {@code FusedSpeedCheck} prints it per call). */
     private static final java.util.concurrent.atomic.LongAdder PARKS = new java.util.concurrent.atomic.LongAdder();
+    /**
+     * Where a job's thread time goes (diagnostics, summed over the jobs of every pool that used
+     * more than one thread; {@code FusedSpeedCheck} prints them): [0] jobs, [1] thread-nanoseconds
+     * from the job's start to its last part's end (threads x span), [2] of those, the time threads
+     * sat idle after finishing their parts while another still ran (imbalance), [3] the time
+     * workers took to start after the caller handed the job out (hand-off), [4] the CPU time the
+     * threads spent in their parts (only with {@code -Dstructlr.fused.timing=true}: a system call
+     * per part). Added by the caller after the job, a few clock reads per job.
+     */
+    private static final java.util.concurrent.atomic.LongAdder[] TIMING = {
+            new java.util.concurrent.atomic.LongAdder(), new java.util.concurrent.atomic.LongAdder(),
+            new java.util.concurrent.atomic.LongAdder(), new java.util.concurrent.atomic.LongAdder(),
+            new java.util.concurrent.atomic.LongAdder()};
+    private static final boolean CPU_TIMING = Boolean.getBoolean("structlr.fused.timing");
+    private static final java.lang.management.ThreadMXBean CPU = java.lang.management.ManagementFactory.getThreadMXBean();
 
     private final int threads;
     private final Worker[] workers;
@@ -81,6 +96,13 @@ final class SweepPool {
     /** How many times a waiting thread (caller or worker, any pool) has parked since the process started. */
     static long parks() { return PARKS.sum(); }
 
+    /** {jobs, thread-ns of jobs, idle thread-ns at their ends, hand-off ns} since the process started (see {@code TIMING}). */
+    static long[] timing() {
+        long[] t = new long[TIMING.length];
+        for (int i = 0; i < t.length; i++) t[i] = TIMING[i].sum();
+        return t;
+    }
+
     /**
      * Runs {@code part.accept(p)} for p = 0 .. parts-1, part p on thread {@code p % threads} (0 is
      * the caller), and returns when all are done; see the class comment for failures and interrupts.
@@ -96,10 +118,26 @@ final class SweepPool {
             jobParts = parts;
             java.util.Arrays.fill(failures, null);
             pending.set(helpers);
+            long start = System.nanoTime();
             for (int w = 0; w < helpers; w++) workers[w].start();
+            long cpu0 = CPU_TIMING ? CPU.getCurrentThreadCpuTime() : 0;
             failures[0] = runParts(0, parts, threads, part);
+            long callerEnd = System.nanoTime();
+            if (CPU_TIMING) TIMING[4].add(CPU.getCurrentThreadCpuTime() - cpu0);
             awaitWorkers();
             job = null;
+            long last = callerEnd, idle = 0, lag = 0;
+            for (int w = 0; w < helpers; w++) last = Math.max(last, workers[w].endedAt);
+            idle += last - callerEnd;
+            for (int w = 0; w < helpers; w++) {
+                idle += last - workers[w].endedAt;
+                lag += Math.max(0, workers[w].startedAt - start);
+            }
+            TIMING[0].increment();
+            TIMING[1].add((last - start) * (helpers + 1));
+            TIMING[2].add(idle);
+            TIMING[3].add(lag);
+            for (int w = 0; w < helpers; w++) TIMING[4].add(workers[w].cpuNanos);
             Throwable first = null;
             for (Throwable f : failures) if (first == null) first = f;
             if (first instanceof RuntimeException r) throw r;
@@ -157,6 +195,8 @@ final class SweepPool {
         /** Bumped by the caller for each job this worker takes part in. */
         private volatile long generation;
         private volatile boolean parked;
+        /** When this worker started and finished its parts of the current job (published by {@code pending}). */
+        private long startedAt, endedAt, cpuNanos;
 
         Worker(int index) {
             this.index = index;
@@ -175,7 +215,11 @@ final class SweepPool {
             long seen = 0;
             while (true) {
                 seen = awaitJob(seen);
+                startedAt = System.nanoTime();
+                long cpu0 = CPU_TIMING ? CPU.getCurrentThreadCpuTime() : 0;
                 failures[index] = runParts(index, jobParts, threads, job);
+                cpuNanos = CPU_TIMING ? CPU.getCurrentThreadCpuTime() - cpu0 : 0;
+                endedAt = System.nanoTime();
                 if (pending.decrementAndGet() == 0) {
                     Thread caller = parkedCaller;
                     if (caller != null) LockSupport.unpark(caller);

@@ -12,12 +12,13 @@ import org.structlr.graph.GridBatch;
 /**
  * How {@link FusedRowSchedule} shares images between threads (the bits themselves are checked
  * against the plain red-black order in {@link FusedGridMessagePassingTest}): a thread that has
- * finished its own images takes the others' last ones, and every image still gets exactly the
- * sequence of row passes it gets on one thread, all on one thread.
+ * finished its own images takes the others' last ones, then takes turns with the other thread on
+ * its started ones, and every image still gets exactly the sequence of row passes it gets on one
+ * thread.
  */
 class FusedRowScheduleTest {
     /** Per image, the (colour, row) passes in the order they ran, and the parts that ran them. */
-    private static final class Recorder implements FusedRowSchedule.RowPass {
+    private static class Recorder implements FusedRowSchedule.RowPass {
         final List<List<int[]>> passes = new ArrayList<>();
         final List<java.util.Set<Integer>> ranBy = new ArrayList<>();
         final int slowPart;
@@ -80,5 +81,49 @@ class FusedRowScheduleTest {
         assertEquals(2 * sweeps * 5, alone.passes.get(0).size(), "every colour of every row, every sweep");
         assertTrue(taken >= 2, "the free thread took " + taken + " of the slow thread's 4 images");
         assertTrue(shared.ranBy.get(4).contains(1), "the slow thread started on its own first image");
+    }
+
+    /**
+     * Several sweeps per call: a thread that has finished its own images runs chunks of the images
+     * another (slow) thread has started, so the two end together, and every image still gets the
+     * passes of one thread in the same order.
+     */
+    @Test
+    void aFreeThreadSharesTheStartedImagesOfASlowOne() {
+        GridBatch batch = GridBatch.uniform(4, 2, 4);
+        int[] rows = {2, 2, 2, 2}, height = {1, 1, 1, 1};
+        FusedRowSchedule schedule = new FusedRowSchedule(batch, rows, height, 2);
+        assertEquals(List.of(2, 3), schedule.parts.get(1).stream().map(FusedRowSchedule.Block::image).toList());
+        int sweeps = 6;
+        int[] depth = {1, 1, 1, 1};
+        java.util.concurrent.CountDownLatch bothStarted = new java.util.concurrent.CountDownLatch(1);
+        Recorder alone = new Recorder(4, -1), shared = new Recorder(4, -1) {
+            @Override
+            public void run(int part, int c, int image, int row) {
+                try {
+                    if (part == 1) {
+                        if (image == 3) bothStarted.countDown();   // the slow thread has started both its images
+                        Thread.sleep(10);
+                    } else {
+                        assertTrue(bothStarted.await(10, java.util.concurrent.TimeUnit.SECONDS), "the slow thread never started");
+                    }
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                super.run(part, c, image, row);
+            }
+        };
+        schedule.iterate(SweepPool.of(1), sweeps, depth, alone);
+        schedule.iterate(SweepPool.of(2), sweeps, depth, shared);
+        for (int k = 0; k < 4; k++) {
+            List<int[]> a = alone.passes.get(k), b = shared.passes.get(k);
+            assertEquals(2 * sweeps * 2, a.size(), "every colour of every row, every sweep");
+            assertEquals(a.size(), b.size(), "image " + k);
+            for (int i = 0; i < a.size(); i++) assertEquals(java.util.Arrays.toString(a.get(i)), java.util.Arrays.toString(b.get(i)), "image " + k + " pass " + i);
+        }
+        assertEquals(java.util.Set.of(0), shared.ranBy.get(0), "the fast thread's own images");
+        assertEquals(java.util.Set.of(0), shared.ranBy.get(1), "the fast thread's own images");
+        assertTrue(shared.ranBy.get(2).size() == 2 || shared.ranBy.get(3).size() == 2,
+                "the fast thread ran chunks of the slow one's started images: " + shared.ranBy);
     }
 }

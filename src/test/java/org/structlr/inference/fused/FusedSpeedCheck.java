@@ -18,6 +18,7 @@ public final class FusedSpeedCheck {
     private FusedSpeedCheck() {}
 
     public static void main(String[] args) {
+        System.setProperty("structlr.fused.timing", "true");   // before SweepPool loads: CPU time per part
         int count = Integer.parseInt(args[0]), h = Integer.parseInt(args[1]), w = Integer.parseInt(args[2]);
         int labels = Integer.parseInt(args[3]), threads = Integer.parseInt(args[4]);
         double seconds = args.length > 5 ? Double.parseDouble(args[5]) : 2;
@@ -36,6 +37,7 @@ public final class FusedSpeedCheck {
         long total = 0;
         com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         long cpu0 = os.getProcessCpuTime(), wall0 = System.nanoTime(), parks0 = SweepPool.parks();
+        long[] timing0 = SweepPool.timing();
         for (int b = 0; b < blocks; b++) {
             long t0 = System.nanoTime(), k = 0, c0 = tm.getCurrentThreadCpuTime();
             do {
@@ -46,6 +48,8 @@ public final class FusedSpeedCheck {
             rate[b] = k * (double) nv / ((System.nanoTime() - t0) / 1e9);
             threadCpuRate[b] = k * (double) nv / ((tm.getCurrentThreadCpuTime() - c0) / 1e9);
         }
+        long[] timing = SweepPool.timing();
+        for (int i = 0; i < timing.length; i++) timing[i] -= timing0[i];
         double cpu = (os.getProcessCpuTime() - cpu0) / 1e9, wall = (System.nanoTime() - wall0) / 1e9;
         Arrays.sort(rate);
         Arrays.sort(threadCpuRate);
@@ -53,5 +57,11 @@ public final class FusedSpeedCheck {
                         + " best %.2f M per CPU-second of the calling thread (%d sweeps), %.3f parks per call, dual %.6f%n",
                 count, h, w, labels, threads, rate[blocks - 1] / 1e6, rate[blocks / 2] / 1e6, total * (double) nv / wall / 1e6,
                 total * (double) nv / cpu / 1e6, threadCpuRate[blocks - 1] / 1e6, total, (SweepPool.parks() - parks0) / (double) (total / perCall), mp.dual());
+        if (timing[0] > 0) {
+            System.out.printf("  %d pool jobs of %.3f ms: %.1f%% of their thread time idle at the end (imbalance), hand-off %.1f us per job,"
+                            + " %.2f M updates per CPU-second inside the parts%n",
+                    timing[0], timing[1] / 1e6 / timing[0] / threads, 100.0 * timing[2] / timing[1], timing[3] / 1e3 / timing[0],
+                    total * (double) nv / (timing[4] / 1e9) / 1e6);
+        }
     }
 }
