@@ -110,7 +110,8 @@ public final class FusedGridMessagePassing implements MessagePassing {
         int[] strips = new int[batch.count()];
         for (int k = 0; k < batch.count(); k++) strips[k] = layout.strips(k);
         schedule = new FusedRowSchedule(batch, strips, layout.stripRows, pool.threads());
-        rowScratch = new float[L > 2 ? schedule.parts.size() : 0][5 * L * FusedGridKernel.S.length()];
+        // one buffer per thread, each followed by 128 unused bytes, so that no cache line holds two threads' scratch
+        rowScratch = new float[L > 2 ? schedule.parts.size() : 0][5 * L * FusedGridKernel.S.length() + 32];
         sweepsAtOnce = new int[batch.count()];
         // floats per position (both colours): tables, messages, unary, mask and 1/N
         int perPosition = (L > 2 ? tabEntries : 2 * L * L) + 4 * L + L + 2;

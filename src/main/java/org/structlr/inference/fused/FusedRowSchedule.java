@@ -42,10 +42,14 @@ import org.structlr.graph.GridBatch;
  * <h2>Threads</h2>
  * Images are cut into blocks of rows, contiguous per thread, so each thread owns its images' data
  * (no cache line goes back and forth between the cores, unlike colour passes split by position).
- * Without a cut a call hands work to the threads once, whatever the number of sweeps, and a thread
- * that has finished its own images takes the last ones not yet started from the others, so a
- * thread slowed by another process is helped (each image still runs all its sweeps on one thread,
- * so nothing changes but who computes it). A cut inside
+ * Without a cut a call hands work to the threads once, whatever the number of sweeps, and the
+ * threads then claim chunks (the up to {@code depth} sweeps an image runs at once) one at a time
+ * ({@link #next}): each thread its own images, two at a time in turn; then the others' images not
+ * yet started; then any image not being run; and last, rows from the bottom of a one-sweep chunk
+ * another thread is running from the top ({@link #shareSweep}). So the threads end a call
+ * together to within a chunk (a thread slowed by another process is helped), while each image
+ * still gets exactly the row passes of the plain order: its chunks run one after another, and
+ * the two halves of a shared sweep meet as at a cut (below). A cut inside
  * an image couples two blocks: colour 1 of the rows on either side of the cut needs colour 0 of the
  * other block. Those (at most two rows per block) wait for a second phase after all threads have
  * finished their blocks, so a batch with a cut costs two hand-offs per sweep. Pixels of one colour
@@ -77,6 +81,9 @@ final class FusedRowSchedule {
      */
     private final int[] left, chunk;
     private final boolean[] held, started;
+    /** Per block, while a one-sweep chunk of it runs: its free rows, (front << 32) | back, and how many threads run it (1 or 2; guarded by {@code left}). */
+    private final java.util.concurrent.atomic.AtomicLong[] rowClaims;
+    private final int[] runners;
 
     /**
      * Rows are dealt to {@code threads} parts of about equal pixel count, in image order; an image
@@ -118,6 +125,9 @@ final class FusedRowSchedule {
         chunk = new int[all.length];
         held = new boolean[all.length];
         started = new boolean[all.length];
+        runners = new int[all.length];
+        rowClaims = new java.util.concurrent.atomic.AtomicLong[all.length];
+        for (int b = 0; b < all.length; b++) rowClaims[b] = new java.util.concurrent.atomic.AtomicLong();
     }
 
     /**
@@ -136,35 +146,40 @@ final class FusedRowSchedule {
             java.util.Arrays.fill(started, false);
         }
         pool.run(parts.size(), p -> {
-            for (int b = -1, t = 0; (b = next(p, b, t, depth)) >= 0; ) {
-                t = chunk[b];
-                severalSweeps(p, all[b], t, pass);
+            for (int b = -1; (b = next(p, b, depth)) >= 0; ) {
+                if (b >= all.length) {              // helping another thread with its one-sweep chunk
+                    b -= all.length;
+                    shareSweep(p, b, false, pass);
+                } else if (chunk[b] == 1) {
+                    shareSweep(p, b, true, pass);
+                } else {
+                    severalSweeps(p, all[b], chunk[b], pass);
+                    done(b, chunk[b]);
+                }
             }
         });
     }
 
     /**
-     * Part p's next chunk, after it ran {@code ran} sweeps of block {@code prev} (-1: none yet):
-     * the block, its chunk in {@code chunk[block]}, or -1 when nothing is left that another
-     * thread is not already running. Preference, so that each thread keeps its own images in its
-     * cache and yet the threads end together:
+     * Part p's next chunk ({@code prev}: the block it ran last, or -1): the block, its chunk in
+     * {@code chunk[block]}; or {@code all.length} + a block whose one-sweep chunk it is to share
+     * with the thread running it; or -1 when nothing is left that it could run. Preference, so that
+     * each thread keeps its own images in its cache and yet the threads end together:
      * <ol>
      *   <li>its own first two unfinished blocks, the one with the most sweeps left (the first on a
      *       tie): the two take turns, so when a thread has finished its blocks the other still has
      *       two it can share;</li>
      *   <li>another part's blocks not yet started, from the back (images cached by nobody);</li>
      *   <li>any block not being run, the one with the most sweeps left (the one it just ran on a
-     *       tie).</li>
+     *       tie);</li>
+     *   <li>a one-sweep chunk another thread is running with at least two rows not yet taken: it
+     *       takes rows from the bottom ({@link #shareSweep}).</li>
      * </ol>
      * A block's chunks still run one after another in the plain sweep order, whatever thread runs
      * each (the lock orders them), so nothing changes but who computes them.
      */
-    private int next(int p, int prev, int ran, int[] depth) {
+    private int next(int p, int prev, int[] depth) {
         synchronized (left) {
-            if (prev >= 0) {
-                left[prev] -= ran;
-                held[prev] = false;
-            }
             int pick = -1;
             for (int b = first[p], seen = 0; b < first[p + 1] && seen < 2; b++) {
                 if (left[b] == 0) continue;
@@ -182,12 +197,82 @@ final class FusedRowSchedule {
                     if (held[b] || left[b] == 0) continue;
                     if (pick < 0 || left[b] > left[pick] || (left[b] == left[pick] && b == prev)) pick = b;
                 }
-                if (pick < 0) return -1;
+            }
+            if (pick < 0) {
+                for (int b = 0; b < all.length; b++) {
+                    long v = rowClaims[b].get();
+                    if (held[b] && chunk[b] == 1 && runners[b] == 1 && (int) v - (int) (v >>> 32) >= 2) {
+                        runners[b] = 2;
+                        return all.length + b;
+                    }
+                }
+                return -1;
             }
             held[pick] = true;
             started[pick] = true;
             chunk[pick] = Math.max(1, Math.min(depth[all[pick].image()], left[pick]));
+            if (chunk[pick] == 1) {
+                rowClaims[pick].set(all[pick].r1());     // rows [0, r1) free: front 0, back r1
+                runners[pick] = 1;
+            }
             return pick;
+        }
+    }
+
+    /** The chunk of {@code ran} sweeps of block b is done: it may be picked again. */
+    private void done(int b, int ran) {
+        synchronized (left) {
+            left[b] -= ran;
+            held[b] = false;
+        }
+    }
+
+    /**
+     * One sweep of block b (a whole image), shared by the thread that picked it ({@code owner}),
+     * taking rows from the top, and at most one helper, taking rows from the bottom. The owner runs
+     * "colour 0 of row r, then colour 1 of row r - 1" and the helper "colour 0 of row r, then
+     * colour 1 of row r + 1", so each sees exactly the inputs of the plain order (the argument of
+     * the class comment, run upwards for the helper). Where they meet, rows s - 1 (the owner's
+     * last) and s (the helper's last) need colour 0 of the other's rows: their colour 1 waits for
+     * whichever of the two finishes last (as at a cut). Without a helper this is the wavefront.
+     */
+    private void shareSweep(int p, int b, boolean owner, RowPass pass) {
+        int k = all[b].image(), h = all[b].r1();
+        java.util.concurrent.atomic.AtomicLong claims = rowClaims[b];
+        if (owner) {
+            int last = -1;
+            for (int r; (r = claimRow(claims, true)) >= 0; last = r) {
+                pass.run(p, 0, k, r);
+                if (r > 0) pass.run(p, 1, k, r - 1);
+            }
+            if (last == h - 1) pass.run(p, 1, k, h - 1);      // the helper took no row
+        } else {
+            int last = h;
+            for (int r; (r = claimRow(claims, false)) >= 0; last = r) {
+                pass.run(p, 0, k, r);
+                if (r + 1 < h) pass.run(p, 1, k, r + 1);
+            }
+            if (last == 0) pass.run(p, 1, k, 0);              // the owner took no row
+        }
+        synchronized (left) {
+            if (--runners[b] > 0) return;                      // the other one finishes the sweep
+        }
+        int s = (int) claims.get();                           // front = back: where they met
+        if (s > 0 && s < h) {
+            pass.run(p, 1, k, s - 1);
+            pass.run(p, 1, k, s);
+        }
+        done(b, 1);
+    }
+
+    /** The next free row of a shared sweep, the front one for the owner, the back one for a helper; -1 when none is left. {@code c}: (front << 32) | back. */
+    private static int claimRow(java.util.concurrent.atomic.AtomicLong c, boolean owner) {
+        for (long v; ; ) {
+            v = c.get();
+            int front = (int) (v >>> 32), back = (int) v;
+            if (front >= back) return -1;
+            long next = owner ? ((long) (front + 1) << 32) | back : ((long) front << 32) | (back - 1);
+            if (c.compareAndSet(v, next)) return owner ? front : back - 1;
         }
     }
 

@@ -17,14 +17,20 @@ import org.structlr.graph.GridBatch;
  * thread.
  */
 class FusedRowScheduleTest {
-    /** Per image, the (colour, row) passes in the order they ran, and the parts that ran them. */
+    /**
+     * Per image, the (colour, row) passes in the order they ran, and the parts that ran them; each
+     * pass is checked to see the inputs it sees in the plain order (rows are the unit: a row's
+     * pixels have their neighbours in it and the two rows next to it).
+     */
     private static class Recorder implements FusedRowSchedule.RowPass {
         final List<List<int[]>> passes = new ArrayList<>();
         final List<java.util.Set<Integer>> ranBy = new ArrayList<>();
-        final int slowPart;
+        final int slowPart, rows;
 
-        Recorder(int images, int slowPart) {
+        /** {@code images} images of {@code rows} rows each; {@code slowPart} (or -1) is held up at its first pass. */
+        Recorder(int images, int rows, int slowPart) {
             this.slowPart = slowPart;
+            this.rows = rows;
             for (int k = 0; k < images; k++) {
                 passes.add(new ArrayList<>());
                 ranBy.add(new java.util.HashSet<>());
@@ -51,8 +57,19 @@ class FusedRowScheduleTest {
             synchronized (this) {
                 passes.get(image).add(new int[] {c, row});
                 ranBy.get(image).add(part);
+                int[][] n = done.computeIfAbsent(image, k -> new int[2][rows]);
+                // the plain order's inputs: colour 0 of row r reads colour 1 of rows r-1..r+1 before
+                // this sweep, colour 1 reads colour 0 of those rows after it
+                for (int r = Math.max(0, row - 1); r <= Math.min(rows - 1, row + 1); r++) {
+                    if (c == 0) assertEquals(n[0][row], n[1][r], "image " + image + ": colour 0 of row " + row + " after colour 1 of row " + r);
+                    else assertEquals(n[1][row] + 1, n[0][r], "image " + image + ": colour 1 of row " + row + " before colour 0 of row " + r);
+                }
+                n[c][row]++;
             }
         }
+
+        /** Per image, how many times each colour of each row has run. */
+        private final java.util.Map<Integer, int[][]> done = new java.util.HashMap<>();
     }
 
     @Test
@@ -67,7 +84,7 @@ class FusedRowScheduleTest {
 
         int sweeps = 3;
         int[] depth = {1, 2, 3, 1, 2, 3, 1, 2};
-        Recorder alone = new Recorder(8, -1), shared = new Recorder(8, 1);
+        Recorder alone = new Recorder(8, 5, -1), shared = new Recorder(8, 5, 1);
         schedule.iterate(SweepPool.of(1), sweeps, depth, alone);
         schedule.iterate(SweepPool.of(2), sweeps, depth, shared);
         int taken = 0;
@@ -97,7 +114,7 @@ class FusedRowScheduleTest {
         int sweeps = 6;
         int[] depth = {1, 1, 1, 1};
         java.util.concurrent.CountDownLatch bothStarted = new java.util.concurrent.CountDownLatch(1);
-        Recorder alone = new Recorder(4, -1), shared = new Recorder(4, -1) {
+        Recorder alone = new Recorder(4, 2, -1), shared = new Recorder(4, 2, -1) {
             @Override
             public void run(int part, int c, int image, int row) {
                 try {
@@ -125,5 +142,47 @@ class FusedRowScheduleTest {
         assertEquals(java.util.Set.of(0), shared.ranBy.get(1), "the fast thread's own images");
         assertTrue(shared.ranBy.get(2).size() == 2 || shared.ranBy.get(3).size() == 2,
                 "the fast thread ran chunks of the slow one's started images: " + shared.ranBy);
+    }
+
+    /**
+     * One sweep per call: a thread that has finished its own image takes rows from the bottom of
+     * the image another (slow) thread is sweeping from the top; every pass still sees the inputs of
+     * the plain order (checked by the recorder) and every row runs once per sweep.
+     */
+    @Test
+    void aFreeThreadSharesTheSweepOfASlowOne() {
+        int h = 12, sweeps = 2;
+        GridBatch batch = GridBatch.uniform(2, h, 4);
+        int[] rows = {h, h}, height = {1, 1};
+        FusedRowSchedule schedule = new FusedRowSchedule(batch, rows, height, 2);
+        assertEquals(List.of(1), schedule.parts.get(1).stream().map(FusedRowSchedule.Block::image).toList());
+        java.util.concurrent.CountDownLatch slowStarted = new java.util.concurrent.CountDownLatch(1);
+        Recorder shared = new Recorder(2, h, -1) {
+            @Override
+            public void run(int part, int c, int image, int row) {
+                try {
+                    if (part == 1) {
+                        slowStarted.countDown();
+                        Thread.sleep(5);
+                    } else {
+                        assertTrue(slowStarted.await(10, java.util.concurrent.TimeUnit.SECONDS), "the slow thread never started");
+                    }
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                super.run(part, c, image, row);
+            }
+        };
+        schedule.iterate(SweepPool.of(2), sweeps, new int[] {1, 1}, shared);
+        for (int k = 0; k < 2; k++) {
+            for (int c = 0; c < 2; c++) {
+                for (int r = 0; r < h; r++) {
+                    int cc = c, rr = r;
+                    assertEquals(sweeps, shared.passes.get(k).stream().filter(x -> x[0] == cc && x[1] == rr).count(), "image " + k + " colour " + c + " row " + r);
+                }
+            }
+        }
+        assertEquals(java.util.Set.of(0), shared.ranBy.get(0), "the fast thread's own image");
+        assertEquals(java.util.Set.of(0, 1), shared.ranBy.get(1), "the fast thread took rows of the slow one's image");
     }
 }
