@@ -146,29 +146,30 @@ final class FusedRowSchedule {
             java.util.Arrays.fill(started, false);
         }
         pool.run(parts.size(), p -> {
-            for (int b = -1; (b = next(p, b, depth)) >= 0; ) {
+            for (int b = -1, ran = 0; (b = next(p, b, ran, depth)) >= 0; ) {
                 if (b >= all.length) {              // helping another thread with its one-sweep chunk
                     b -= all.length;
-                    shareSweep(p, b, false, pass);
+                    ran = shareSweep(p, b, false, pass) ? 1 : 0;
                 } else if (chunk[b] == 1) {
-                    shareSweep(p, b, true, pass);
+                    ran = shareSweep(p, b, true, pass) ? 1 : 0;
                 } else {
                     severalSweeps(p, all[b], chunk[b], pass);
-                    done(b, chunk[b]);
+                    ran = chunk[b];
                 }
             }
         });
     }
 
     /**
-     * Part p's next chunk ({@code prev}: the block it ran last, or -1): the block, its chunk in
-     * {@code chunk[block]}; or {@code all.length} + a block whose one-sweep chunk it is to share
-     * with the thread running it; or -1 when nothing is left that it could run. Preference, so that
-     * each thread keeps its own images in its cache and yet the threads end together:
+     * Part p's next chunk, after it finished {@code ran} sweeps of block {@code prev} (0: nothing
+     * to report): the block, its chunk in {@code chunk[block]}; or {@code all.length} + a block
+     * whose one-sweep chunk it is to share with the thread running it; or -1 when nothing is left
+     * that it could run. Preference, so that each thread keeps its images in its own cache and yet
+     * the threads end together:
      * <ol>
-     *   <li>its own first two unfinished blocks, the one with the most sweeps left (the first on a
-     *       tie): the two take turns, so when a thread has finished its blocks the other still has
-     *       two it can share;</li>
+     *   <li>its own blocks in order, each to its end (the first one not finished and not being
+     *       run); its last two in turn, the one with the most sweeps left (the first on a tie), so
+     *       that a thread that is done early finds two it can share;</li>
      *   <li>another part's blocks not yet started, from the back (images cached by nobody);</li>
      *   <li>any block not being run, the one with the most sweeps left (the one it just ran on a
      *       tie);</li>
@@ -178,13 +179,18 @@ final class FusedRowSchedule {
      * A block's chunks still run one after another in the plain sweep order, whatever thread runs
      * each (the lock orders them), so nothing changes but who computes them.
      */
-    private int next(int p, int prev, int[] depth) {
+    private int next(int p, int prev, int ran, int[] depth) {
         synchronized (left) {
-            int pick = -1;
-            for (int b = first[p], seen = 0; b < first[p + 1] && seen < 2; b++) {
-                if (left[b] == 0) continue;
-                seen++;
-                if (!held[b] && (pick < 0 || left[b] > left[pick])) pick = b;
+            if (ran > 0) {
+                left[prev] -= ran;
+                held[prev] = false;
+            }
+            int pick = -1, unfinished = 0;
+            for (int b = first[p]; b < first[p + 1]; b++) if (left[b] > 0) unfinished++;
+            for (int b = first[p]; b < first[p + 1]; b++) {
+                if (left[b] == 0 || held[b]) continue;
+                if (pick < 0 || (unfinished <= 2 && left[b] > left[pick])) pick = b;
+                if (unfinished > 2) break;
             }
             for (int k = 1; pick < 0 && k < parts.size(); k++) {
                 int q = (p + k) % parts.size();
@@ -219,14 +225,6 @@ final class FusedRowSchedule {
         }
     }
 
-    /** The chunk of {@code ran} sweeps of block b is done: it may be picked again. */
-    private void done(int b, int ran) {
-        synchronized (left) {
-            left[b] -= ran;
-            held[b] = false;
-        }
-    }
-
     /**
      * One sweep of block b (a whole image), shared by the thread that picked it ({@code owner}),
      * taking rows from the top, and at most one helper, taking rows from the bottom. The owner runs
@@ -235,8 +233,9 @@ final class FusedRowSchedule {
      * the class comment, run upwards for the helper). Where they meet, rows s - 1 (the owner's
      * last) and s (the helper's last) need colour 0 of the other's rows: their colour 1 waits for
      * whichever of the two finishes last (as at a cut). Without a helper this is the wavefront.
+     * Returns whether this thread finished the sweep (it then reports it to {@link #next}).
      */
-    private void shareSweep(int p, int b, boolean owner, RowPass pass) {
+    private boolean shareSweep(int p, int b, boolean owner, RowPass pass) {
         int k = all[b].image(), h = all[b].r1();
         java.util.concurrent.atomic.AtomicLong claims = rowClaims[b];
         if (owner) {
@@ -255,14 +254,14 @@ final class FusedRowSchedule {
             if (last == 0) pass.run(p, 1, k, 0);              // the owner took no row
         }
         synchronized (left) {
-            if (--runners[b] > 0) return;                      // the other one finishes the sweep
+            if (--runners[b] > 0) return false;                // the other one finishes the sweep
         }
         int s = (int) claims.get();                           // front = back: where they met
         if (s > 0 && s < h) {
             pass.run(p, 1, k, s - 1);
             pass.run(p, 1, k, s);
         }
-        done(b, 1);
+        return true;
     }
 
     /** The next free row of a shared sweep, the front one for the owner, the back one for a helper; -1 when none is left. {@code c}: (front << 32) | back. */
