@@ -47,7 +47,8 @@ import org.structlr.graph.GridBatch;
  * ({@link #next}): each thread its own images, two at a time in turn; then the others' images not
  * yet started; then any image not being run; and last, rows from the bottom of a one-sweep chunk
  * another thread is running from the top ({@link #shareSweep}). So the threads end a call
- * together to within a chunk (a thread slowed by another process is helped), while each image
+ * within one chunk of each other (about a strip for one-sweep chunks; a thread slowed by another
+ * process is helped), while each image
  * still gets exactly the row passes of the plain order: its chunks run one after another, and
  * the two halves of a shared sweep meet as at a cut (below). A cut inside
  * an image couples two blocks: colour 1 of the rows on either side of the cut needs colour 0 of the
