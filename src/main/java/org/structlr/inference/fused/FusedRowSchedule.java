@@ -85,6 +85,13 @@ final class FusedRowSchedule {
     /** Per block, while a one-sweep chunk of it runs: its free rows, (front << 32) | back, and how many threads run it (1 or 2; guarded by {@code left}). */
     private final java.util.concurrent.atomic.AtomicLong[] rowClaims;
     private final int[] runners;
+    /**
+     * Whether the current call runs upward: each thread its blocks from the last and each block
+     * from its bottom row. Calls alternate, so a call starts with the rows the one before ended
+     * with, still in the thread's cache (a thread's images rarely fit its L2 whole). Upward is the
+     * mirror image of the plain order: each pass reads the same inputs, so the bits are the same.
+     */
+    private boolean upward = true;   // the first call runs downward
 
     /**
      * Rows are dealt to {@code threads} parts of about equal pixel count, in image order; an image
@@ -141,20 +148,22 @@ final class FusedRowSchedule {
             return;
         }
         if (sweeps == 0) return;
+        boolean up;
         synchronized (left) {
             java.util.Arrays.fill(left, sweeps);
             java.util.Arrays.fill(held, false);
             java.util.Arrays.fill(started, false);
+            up = upward = !upward;
         }
         pool.run(parts.size(), p -> {
             for (int b = -1, ran = 0; (b = next(p, b, ran, depth)) >= 0; ) {
                 if (b >= all.length) {              // helping another thread with its one-sweep chunk
                     b -= all.length;
-                    ran = shareSweep(p, b, false, pass) ? 1 : 0;
+                    ran = shareSweep(p, b, false, up, pass) ? 1 : 0;
                 } else if (chunk[b] == 1) {
-                    ran = shareSweep(p, b, true, pass) ? 1 : 0;
+                    ran = shareSweep(p, b, true, up, pass) ? 1 : 0;
                 } else {
-                    severalSweeps(p, all[b], chunk[b], pass);
+                    severalSweeps(p, all[b], chunk[b], up, pass);
                     ran = chunk[b];
                 }
             }
@@ -188,14 +197,16 @@ final class FusedRowSchedule {
             }
             int pick = -1, unfinished = 0;
             for (int b = first[p]; b < first[p + 1]; b++) if (left[b] > 0) unfinished++;
-            for (int b = first[p]; b < first[p + 1]; b++) {
+            for (int i = 0; i < first[p + 1] - first[p]; i++) {
+                int b = upward ? first[p + 1] - 1 - i : first[p] + i;
                 if (left[b] == 0 || held[b]) continue;
                 if (pick < 0 || (unfinished <= 2 && left[b] > left[pick])) pick = b;
                 if (unfinished > 2) break;
             }
             for (int k = 1; pick < 0 && k < parts.size(); k++) {
                 int q = (p + k) % parts.size();
-                for (int b = first[q + 1] - 1; pick < 0 && b >= first[q]; b--) {
+                for (int i = 0; pick < 0 && i < first[q + 1] - first[q]; i++) {
+                    int b = upward ? first[q] + i : first[q + 1] - 1 - i;
                     if (!started[b]) pick = b;
                 }
             }
@@ -236,33 +247,39 @@ final class FusedRowSchedule {
      * whichever of the two finishes last (as at a cut). Without a helper this is the wavefront.
      * Returns whether this thread finished the sweep (it then reports it to {@link #next}).
      */
-    private boolean shareSweep(int p, int b, boolean owner, RowPass pass) {
+    private boolean shareSweep(int p, int b, boolean owner, boolean up, RowPass pass) {
         int k = all[b].image(), h = all[b].r1();
         java.util.concurrent.atomic.AtomicLong claims = rowClaims[b];
+        // x counts rows in this call's direction: row x, or row h - 1 - x in an upward call
         if (owner) {
             int last = -1;
-            for (int r; (r = claimRow(claims, true)) >= 0; last = r) {
-                pass.run(p, 0, k, r);
-                if (r > 0) pass.run(p, 1, k, r - 1);
+            for (int x; (x = claimRow(claims, true)) >= 0; last = x) {
+                pass.run(p, 0, k, row(x, h, up));
+                if (x > 0) pass.run(p, 1, k, row(x - 1, h, up));
             }
-            if (last == h - 1) pass.run(p, 1, k, h - 1);      // the helper took no row
+            if (last == h - 1) pass.run(p, 1, k, row(h - 1, h, up));      // the helper took no row
         } else {
             int last = h;
-            for (int r; (r = claimRow(claims, false)) >= 0; last = r) {
-                pass.run(p, 0, k, r);
-                if (r + 1 < h) pass.run(p, 1, k, r + 1);
+            for (int x; (x = claimRow(claims, false)) >= 0; last = x) {
+                pass.run(p, 0, k, row(x, h, up));
+                if (x + 1 < h) pass.run(p, 1, k, row(x + 1, h, up));
             }
-            if (last == 0) pass.run(p, 1, k, 0);              // the owner took no row
+            if (last == 0) pass.run(p, 1, k, row(0, h, up));              // the owner took no row
         }
         synchronized (left) {
             if (--runners[b] > 0) return false;                // the other one finishes the sweep
         }
         int s = (int) claims.get();                           // front = back: where they met
         if (s > 0 && s < h) {
-            pass.run(p, 1, k, s - 1);
-            pass.run(p, 1, k, s);
+            pass.run(p, 1, k, row(s - 1, h, up));
+            pass.run(p, 1, k, row(s, h, up));
         }
         return true;
+    }
+
+    /** Row x of h in a call's direction: x downward, h - 1 - x upward. */
+    private static int row(int x, int h, boolean up) {
+        return up ? h - 1 - x : x;
     }
 
     /** The next free row of a shared sweep, the front one for the owner, the back one for a helper; -1 when none is left. {@code c}: (front << 32) | back. */
@@ -277,13 +294,13 @@ final class FusedRowSchedule {
     }
 
     /** T sweeps of a whole image (block without cuts), sweep sigma two rows behind sweep sigma - 1. */
-    private static void severalSweeps(int p, Block b, int sweeps, RowPass pass) {
+    private static void severalSweeps(int p, Block b, int sweeps, boolean up, RowPass pass) {
         int h = b.r1();
         for (int r = 0; r <= h + 2 * sweeps - 2; r++) {
             for (int sigma = 0; sigma < sweeps; sigma++) {
                 int r0 = r - 2 * sigma;
-                if (r0 >= 0 && r0 < h) pass.run(p, 0, b.image(), r0);
-                if (r0 - 1 >= 0 && r0 - 1 < h) pass.run(p, 1, b.image(), r0 - 1);
+                if (r0 >= 0 && r0 < h) pass.run(p, 0, b.image(), row(r0, h, up));
+                if (r0 - 1 >= 0 && r0 - 1 < h) pass.run(p, 1, b.image(), row(r0 - 1, h, up));
             }
         }
     }

@@ -86,7 +86,7 @@ class FusedRowScheduleTest {
         int[] depth = {1, 2, 3, 1, 2, 3, 1, 2};
         Recorder alone = new Recorder(8, 5, -1), shared = new Recorder(8, 5, 1);
         schedule.iterate(SweepPool.of(1), sweeps, depth, alone);
-        schedule.iterate(SweepPool.of(2), sweeps, depth, shared);
+        new FusedRowSchedule(batch, rows, height, 2).iterate(SweepPool.of(2), sweeps, depth, shared);   // its first call, like alone's
         int taken = 0;
         for (int k = 0; k < 8; k++) {
             List<int[]> a = alone.passes.get(k), b = shared.passes.get(k);
@@ -131,7 +131,7 @@ class FusedRowScheduleTest {
             }
         };
         schedule.iterate(SweepPool.of(1), sweeps, depth, alone);
-        schedule.iterate(SweepPool.of(2), sweeps, depth, shared);
+        new FusedRowSchedule(batch, rows, height, 2).iterate(SweepPool.of(2), sweeps, depth, shared);
         for (int k = 0; k < 4; k++) {
             List<int[]> a = alone.passes.get(k), b = shared.passes.get(k);
             assertEquals(2 * sweeps * 2, a.size(), "every colour of every row, every sweep");
@@ -184,5 +184,32 @@ class FusedRowScheduleTest {
         }
         assertEquals(java.util.Set.of(0), shared.ranBy.get(0), "the fast thread's own image");
         assertEquals(java.util.Set.of(0, 1), shared.ranBy.get(1), "the fast thread took rows of the slow one's image");
+    }
+
+    /**
+     * Calls alternate between downward and upward (each image from its bottom row, so that a call
+     * starts where the one before ended): every pass still sees the inputs of the plain order
+     * (checked by the recorder), one sweep at a time and several at once.
+     */
+    @Test
+    void callsAlternateDownwardAndUpward() {
+        int h = 9;
+        GridBatch batch = GridBatch.uniform(4, h, 4);
+        int[] rows = {h, h, h, h}, height = {1, 1, 1, 1};
+        for (int threads = 1; threads <= 2; threads++) {
+            FusedRowSchedule schedule = new FusedRowSchedule(batch, rows, height, threads);
+            assertFalse(schedule.cuts);
+            Recorder r = new Recorder(4, h, -1);
+            int[] sweeps = {1, 1, 3, 2, 1, 4}, starts = new int[sweeps.length];
+            int total = 0;
+            for (int call = 0; call < sweeps.length; call++) {
+                int before = r.passes.get(0).size();
+                schedule.iterate(SweepPool.of(threads), sweeps[call], new int[] {2, 2, 2, 2}, r);
+                starts[call] = r.passes.get(0).get(before)[1];
+                total += sweeps[call];
+            }
+            assertEquals("[0, 8, 0, 8, 0, 8]", java.util.Arrays.toString(starts), threads + " threads: the first row of image 0 in each call");
+            for (int k = 0; k < 4; k++) assertEquals(2 * h * total, r.passes.get(k).size(), "image " + k + ", every colour of every row, every sweep");
+        }
     }
 }
