@@ -1,9 +1,9 @@
 package org.structlr.oracle;
 
 import org.nd4j.linalg.api.ndarray.INDArray;
-import org.nd4j.linalg.api.ops.impl.transforms.custom.LogSoftMax;
 import org.nd4j.linalg.api.ops.impl.transforms.custom.SoftMax;
 import org.nd4j.linalg.factory.Nd4j;
+import org.nd4j.linalg.ops.transforms.Transforms;
 
 /**
  * The biased logistic loss of the oracle step (docs/design.md §1) and its gradient: the one implementation
@@ -100,9 +100,17 @@ public final class BiasedLogisticLoss {
         return t1 * (Math.max(-d, 0) + log1pe) + t0 * (Math.max(d, 0) + log1pe);
     }
 
-    /** Per row, {@code loss_n = - sum_c T_nc logsoftmax(z_n)_c}, as a column [N, 1] (ND4J, for the DL4J losses). */
+    /**
+     * Per row, {@code loss_n = - sum_c T_nc logsoftmax(z_n)_c}, as a column [N, 1] (ND4J, for the DL4J
+     * losses). logsoftmax in the shifted form {@code z - m - log sum_c exp(z_c - m)}, m the row's
+     * maximum: ND4J's LogSoftMax is log(softmax), which underflows to -inf for an entry more than
+     * about 745 (double) or 104 (float) below its row's maximum, and then a zero target gives
+     * 0 * -inf = NaN where {@link #row} gives 0.
+     */
     public static INDArray lossColumn(INDArray z, INDArray targets) {
-        INDArray logp = Nd4j.exec(new LogSoftMax(z, z.ulike()))[0];
+        INDArray shifted = z.subColumnVector(z.max(true, 1));
+        INDArray lse = Transforms.log(Transforms.exp(shifted, true).sum(true, 1), false);
+        INDArray logp = shifted.subiColumnVector(lse);
         return logp.muli(targets.castTo(logp.dataType())).sum(true, 1).negi();
     }
 

@@ -186,6 +186,40 @@ class BiasedLogisticLossTest {
         }
     }
 
+    /**
+     * Classes far below their row's best (bias -1000: beyond where log(softmax) underflows, about
+     * 745 in double) add nothing where their target is 0 and their true size where it is 1, as in
+     * the rows' losses summed in Java, instead of 0 * -inf = NaN. Float and double problems, 2 and
+     * 4 classes; once with the true class of row 0 among them.
+     */
+    @Test
+    void classesFarBelowTheRowsBestAddTheirTrueLossNotNaN() {
+        for (DataType dt : new DataType[]{DataType.FLOAT, DataType.DOUBLE}) {
+            for (int c : new int[]{2, 4}) {
+                int n = 50;
+                Random r = new Random(41 + c);
+                int[] y = new int[n];
+                double[] b = new double[n * c], s = new double[n * c];
+                for (int i = 0; i < n; i++) {
+                    y[i] = r.nextInt(c);
+                    for (int k = 0; k < c; k++) {
+                        b[i * c + k] = k != y[i] && r.nextBoolean() ? -1000 : r.nextGaussian();
+                        s[i * c + k] = 3 * r.nextGaussian();
+                    }
+                }
+                INDArray x = Nd4j.ones(dt, n, 1);
+                INDArray scores = Nd4j.create(s, new long[]{n, c}, 'c').castTo(dt);
+                for (int round = 0; round < 2; round++) {
+                    if (round == 1) b[y[0]] = -1000;   // row 0's true class far below its best
+                    BiasedLogisticProblem p = new BiasedLogisticProblem(x, y, Nd4j.create(b, new long[]{n, c}, 'c').castTo(dt), c);
+                    double want = total(p.targets(), BiasedLogisticProblem.flatDouble(scores), BiasedLogisticProblem.flatDouble(p.bias()));
+                    assertTrue(Double.isFinite(want) && want > 0, "the Java sum: " + want);
+                    assertEquals(want, p.loss(scores), 1e-9 * want, dt + ", " + c + " classes, round " + round);
+                }
+            }
+        }
+    }
+
     /** The summed loss of every row in Java: scores {@code s} and bias {@code b} row-major [N, C]. */
     static double total(RowTargets t, double[] s, double[] b) {
         int c = t.numClasses(), n = t.numRows();
