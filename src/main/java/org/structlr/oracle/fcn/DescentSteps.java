@@ -3,6 +3,7 @@ package org.structlr.oracle.fcn;
 import java.util.function.Consumer;
 import java.util.function.ToDoubleFunction;
 import org.deeplearning4j.nn.graph.ComputationGraph;
+import org.structlr.oracle.nn.NetworkCopies;
 
 /**
  * The step policy of the fcn fits: a fit is a descent step. Measured on the horses (fcn, mlp),
@@ -39,7 +40,7 @@ final class DescentSteps {
                              ToDoubleFunction<ComputationGraph> loss) {
         double rate = FcnGraph.learningRate(start);
         for (int attempt = 0; attempt <= MAX_HALVINGS; attempt++) {
-            ComputationGraph net = FullyConvolutionalScore.copy(start);
+            ComputationGraph net = NetworkCopies.copy(start);
             if (attempt > 0) net.setLearningRate(rate);
             train.accept(net);
             if (loss.applyAsDouble(net) <= lossBefore) {

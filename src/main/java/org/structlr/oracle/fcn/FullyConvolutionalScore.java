@@ -2,6 +2,7 @@ package org.structlr.oracle.fcn;
 
 import org.structlr.oracle.ImageScoreFunction;
 import org.structlr.oracle.ScoreFunctions;
+import org.structlr.oracle.nn.NetworkCopies;
 import org.structlr.oracle.nn.NetworkFiles;
 import org.structlr.oracle.nn.Nets;
 
@@ -75,29 +76,9 @@ public abstract sealed class FullyConvolutionalScore implements ImageScoreFuncti
         return groups;
     }
 
-    /** A private copy of the network (with structlr's loss on its last layer); used by the oracle and by export. */
+    /** A private copy of the network (with structlr's loss on its last layer; {@link NetworkCopies}); used by the oracle and by export. */
     public ComputationGraph networkCopy() {
-        return copy(net);
-    }
-
-    /**
-     * A private copy of a network with its updater state, made where the arrays are (on a GPU, device
-     * copies): the same network as its zip round trip ({@link #bytes}, {@link #fromBytes}), which
-     * reads the parameters and Adam's state to the host one value at a time. The configuration goes
-     * through its JSON, as in the zip, because DL4J's {@code clone()} of a configuration drops the
-     * iteration and epoch counts (Adam's bias correction reads the iteration) and shares each layer's
-     * updater configuration (its learning rate, which {@link DescentSteps} changes) between the copy
-     * and the original; the JSON carries both, the frozen layers and everything else the file keeps.
-     * The parameters are duplicated and the updater state assigned on the device.
-     */
-    static ComputationGraph copy(ComputationGraph net) {
-        synchronized (net) {                       // DL4J networks are not safe for concurrent use
-            ComputationGraph c = new ComputationGraph(ComputationGraphConfiguration.fromJson(net.getConfiguration().toJson()));
-            c.init(net.params().dup(), false);
-            INDArray state = net.getUpdater().getStateViewArray();
-            if (state != null && state.length() > 0) c.getUpdater().setStateViewArray(state);   // assign: a copy
-            return c;
-        }
+        return NetworkCopies.copy(net);
     }
 
     /** The network and its updater state as DL4J's own zip bytes (what the Spark learner ships). */

@@ -49,12 +49,6 @@ public final class Nets {
         return NetworkFiles.readMultiLayer(dir.resolve(MODEL_FILE), true);
     }
 
-    public static MultiLayerNetwork copy(MultiLayerNetwork net) {
-        synchronized (net) {
-            return net.clone();
-        }
-    }
-
     /** Where a network oracle's fit starts: the network to train and how many fits it has had. */
     record Start(MultiLayerNetwork net, int fits) {}
 

@@ -35,7 +35,7 @@ public abstract class NetworkScore implements ScoreFunction {
 
     /** A private copy of the network (with structlr's loss on its output layer); used by the oracles and by export. */
     public MultiLayerNetwork networkCopy() {
-        return Nets.copy(net);
+        return NetworkCopies.copy(net);
     }
 
     @Override

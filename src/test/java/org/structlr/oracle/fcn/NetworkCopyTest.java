@@ -9,9 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,15 +16,17 @@ import org.nd4j.linalg.api.buffer.DataType;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.structlr.oracle.BiasedLogisticProblem;
 import org.structlr.oracle.ImageRows;
+import org.structlr.oracle.nn.NetworkCopies;
+import org.structlr.oracle.nn.NetworkSnapshot;
 
 /**
- * The per-fit network copy ({@link FullyConvolutionalScore#copy}, made with device copies) is the
+ * The per-fit network copy ({@link NetworkCopies#copy(ComputationGraph)}, made with device copies) is the
  * network its zip round trip gives ({@link FullyConvolutionalScore#bytes} then {@code fromBytes}, the
  * copy it replaces): a network trained by a few fits, given a new learning rate (all layers, then one
  * layer another) and an epoch count, copied both ways; the two copies have the same configuration,
  * parameters, Adam state, learning rate per layer, iteration and epoch counts and layer kinds
- * (frozen layers), and after more fits the same parameters and scores, bit for bit (the CPU backend
- * is deterministic). Training the copy, or changing its learning rate, leaves the original as it was
+ * (frozen layers; {@link NetworkSnapshot}), and after more fits the same parameters and scores, bit
+ * for bit (the CPU backend is deterministic). Training the copy, or changing its learning rate, leaves the original as it was
  * (the step policy retries from the original). Over the built-in network, a U-Net (batch
  * normalisation, pools) and a user's own network with frozen layers, in float and double.
  */
@@ -73,62 +72,29 @@ class NetworkCopyTest {
         net.setLearningRate(2.5e-3);
         if (oneLayer != null) net.setLearningRate(oneLayer, 7e-3);
         net.getConfiguration().setEpochCount(3);
-        State original = State.of(net);
-        assertTrue(original.iterations > 0, what + ": the fits counted iterations");
-        if (oneLayer != null) assertEquals(7e-3, original.rates.get(oneLayer), what + ": the layer's own rate is set");
-        assertTrue(original.rates.containsValue(2.5e-3), what + ": the other layers' rate is set " + original.rates);
+        NetworkSnapshot original = NetworkSnapshot.of(net);
+        assertTrue(original.iterations() > 0, what + ": the fits counted iterations");
+        if (oneLayer != null) assertEquals(7e-3, original.rates().get(oneLayer), what + ": the layer's own rate is set");
+        assertTrue(original.rates().containsValue(2.5e-3), what + ": the other layers' rate is set " + original.rates());
 
-        ComputationGraph copy = FullyConvolutionalScore.copy(net);
+        ComputationGraph copy = NetworkCopies.copy(net);
         ComputationGraph zip = FullyConvolutionalScore.fromBytes(FullyConvolutionalScore.bytes(net));
-        State.of(zip).assertSame(original, what + ": the zip round trip against the original");
-        State.of(copy).assertSame(State.of(zip), what + ": the device copy against the zip round trip");
-        assertEquals(zip.getConfiguration().toJson(), copy.getConfiguration().toJson(), what + ": the configuration");
+        NetworkSnapshot.of(zip).assertSame(original, what + ": the zip round trip against the original");
+        NetworkSnapshot.of(copy).assertSame(NetworkSnapshot.of(zip), what + ": the device copy against the zip round trip");
 
         // more fits continue both the same way: Adam's bias correction (iteration count), its moments and the rates
         long shuffle = oracle.shuffleSeed(2, 0);
         oracle.train(copy, p, im, shuffle, 2, 0, 3);
         oracle.train(zip, p, im, shuffle, 2, 0, 3);
-        State afterCopy = State.of(copy);
-        afterCopy.assertSame(State.of(zip), what + ": after three more epochs on both");
-        assertFalse(java.util.Arrays.equals(original.params, afterCopy.params), what + ": the epochs moved the parameters");
+        NetworkSnapshot afterCopy = NetworkSnapshot.of(copy);
+        afterCopy.assertSame(NetworkSnapshot.of(zip), what + ": after three more epochs on both");
+        assertFalse(java.util.Arrays.equals(original.params(), afterCopy.params()), what + ": the epochs moved the parameters");
         FullyConvolutionalScore a = (FullyConvolutionalScore) oracle.score(copy, 3), b = (FullyConvolutionalScore) oracle.score(zip, 3);
-        assertArrayEquals(values(b.groupRows(px, layout)), values(a.groupRows(px, layout)), what + ": the scores after the epochs");
+        assertArrayEquals(NetworkSnapshot.values(b.groupRows(px, layout)), NetworkSnapshot.values(a.groupRows(px, layout)), what + ": the scores after the epochs");
 
         // the copy is the copy's own: training it and changing its rate left the original as it was
         copy.setLearningRate(1e-4);
-        State.of(net).assertSame(original, what + ": the original after the copy was trained and given a rate");
-        assertNotEquals(State.of(net).rates, State.of(copy).rates, what + ": rates are not shared");
-    }
-
-    /** Everything of a network that a continued fit reads, as plain values. */
-    private record State(double[] params, double[] updater, Map<String, Double> rates, Map<String, String> layerKinds, int iterations,
-                         int epochs) {
-        static State of(ComputationGraph net) {
-            Map<String, Double> rates = new LinkedHashMap<>();
-            Map<String, String> kinds = new LinkedHashMap<>();
-            List<String> layers = FcnGraph.layerOrder(net);
-            for (String l : layers) {
-                rates.put(l, net.getLearningRate(l));
-                kinds.put(l, net.getLayer(l).getClass().getName());
-            }
-            INDArray u = net.getUpdater().getStateViewArray();
-            return new State(values(net.params()), u == null ? new double[0] : values(u), rates, kinds,
-                    net.getConfiguration().getIterationCount(), net.getConfiguration().getEpochCount());
-        }
-
-        void assertSame(State want, String what) {
-            assertArrayEquals(want.params, params, what + ": parameters");
-            assertTrue(updater.length > 0, what + ": an updater state");
-            assertArrayEquals(want.updater, updater, what + ": updater state (Adam's moments)");
-            assertEquals(want.rates, rates, what + ": learning rate per layer");
-            assertEquals(want.layerKinds, layerKinds, what + ": layer kinds (frozen or not)");
-            assertEquals(want.iterations, iterations, what + ": iteration count");
-            assertEquals(want.epochs, epochs, what + ": epoch count");
-        }
-    }
-
-    /** The values exactly (a float widens to double without rounding). */
-    private static double[] values(INDArray a) {
-        return a.dup().reshape(-1).toDoubleVector();
+        NetworkSnapshot.of(net).assertSame(original, what + ": the original after the copy was trained and given a rate");
+        assertNotEquals(NetworkSnapshot.of(net).rates(), NetworkSnapshot.of(copy).rates(), what + ": rates are not shared");
     }
 }
