@@ -32,10 +32,11 @@ import picocli.CommandLine.Spec;
  * Every case runs the fused Vector API engine (grids only) on 1 and 2 threads, the batched ND4J
  * engines in float (the grid engine only on grids) and the plain Java loop engine as the baseline,
  * in the same run on the same machine. Potentials are random normal(0, 1), unary and pairwise,
- * eps = 0.1. Each engine is warmed up, then timed over repeated sweeps for about {@code --seconds},
+ * eps = 0.1. Each engine is timed at every {@code --sweeps-per-call} K (by default 1, single sweeps, and
+ * 25, the learner's calls): warmed up, then timed over repeated calls of K sweeps for about {@code --seconds},
  * {@code --repeat} times (the row is the median run; its note gives the range); beside wall-clock
  * throughput the table gives throughput per CPU-second of the process, which says more than wall
- * time on a shared machine, and the fused engine's 2-thread row its speed-up over 1 thread. Then:
+ * time on a shared machine, and the fused engine's 2-thread row its speed-up over 1 thread at the same K. Then:
  * <ol type="a" start="4">
  *   <li>contention: case (a) with the default engines alone and with one CPU-bound process
  *       ({@code sh -c 'while :; do :; done'}, started and killed by the bench) beside it;</li>
@@ -80,10 +81,12 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--no-contention", description = "Skip the contention case (it runs a CPU-bound process beside the bench).")
     boolean noContention;
 
-    @Option(names = "--sweeps-per-call", paramLabel = "K", defaultValue = "1",
-            description = "Sweeps per engine call in cases (a)-(c): 1 times single sweeps; the learner asks for its "
-                    + "--sweeps (25) at once, which engines may run as one pass over memory (default: ${DEFAULT-VALUE}).")
-    int sweepsPerCall;
+    @Option(names = "--sweeps-per-call", paramLabel = "K", split = ",", defaultValue = "1,25",
+            description = "Sweeps per engine call in cases (a)-(c), one row per K (comma-separated): 1 times single sweeps, "
+                    + "which stream each batch from memory every sweep; 25 is what the learner asks for at once (its --sweeps), "
+                    + "which engines may run as one pass over memory; the contention case (d) uses the first K "
+                    + "(default: ${DEFAULT-VALUE}).")
+    List<Integer> sweepsPerCall;
 
     @Option(names = "--only", paramLabel = "TEXT",
             description = "Run only the rows of cases (a)-(c) whose case and engine name contain every TEXT given, e.g. "
@@ -101,8 +104,8 @@ final class BenchCommand implements Callable<Integer> {
         if (repeat < 1) {
             throw new ParameterException(spec.commandLine(), "--repeat must be at least 1, got " + repeat);
         }
-        if (sweepsPerCall < 1) {
-            throw new ParameterException(spec.commandLine(), "--sweeps-per-call must be at least 1, got " + sweepsPerCall);
+        for (int k : sweepsPerCall) {
+            if (k < 1) throw new ParameterException(spec.commandLine(), "--sweeps-per-call must be at least 1, got " + k);
         }
         if (learnIterations < 0) {
             throw new ParameterException(spec.commandLine(), "--learn-iterations must be at least 0, got " + learnIterations);
@@ -122,7 +125,8 @@ final class BenchCommand implements Callable<Integer> {
                     + Nd4j.getEnvironment().maxThreads() + "; using " + Nd4j.getEnvironment().maxMasterThreads()
                     + " (set OMP_NUM_THREADS before starting Java for more)");
         }
-        String header = environment() + "- sweeps per engine call in cases (a)-(c): " + sweepsPerCall + "\n"
+        String header = environment() + "- sweeps per engine call in cases (a)-(c): "
+                + sweepsPerCall.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")) + "\n"
                 + "- timed runs per row: " + repeat + (repeat > 1 ? " (the median run is shown)" : "") + "\n";
         w.println(header);
         w.println(tableHeader());
@@ -130,16 +134,18 @@ final class BenchCommand implements Callable<Integer> {
 
         List<EngineBench.Row> rows = new ArrayList<>();
         boolean failed = false;
-        EngineBench bench = new EngineBench(seconds, repeat, sweepsPerCall);
+        EngineBench bench = new EngineBench(seconds, repeat);
         for (EngineBench.Case c : EngineBench.cases()) {
             for (EngineBench.EngineSpec e : c.engines()) {
                 String name = c.name() + " " + e.name();
                 if (!only.stream().allMatch(name::contains)) continue;
-                EngineBench.Row r = EngineBench.withSpeedUp(bench.measure(c, e), rows);
-                failed |= r.note().startsWith("failed");
-                rows.add(r);
-                w.println(tableRow(r));
-                w.flush();
+                for (int k : sweepsPerCall) {
+                    EngineBench.Row r = EngineBench.withSpeedUp(bench.measure(c, e, k), rows);
+                    failed |= r.note().startsWith("failed");
+                    rows.add(r);
+                    w.println(tableRow(r));
+                    w.flush();
+                }
             }
         }
         StringBuilder md = new StringBuilder("# structlr message-passing benchmark\n\n").append(header).append('\n')
@@ -151,8 +157,9 @@ final class BenchCommand implements Callable<Integer> {
                 .append(tableHeader()).append('\n');
         for (EngineBench.Row r : rows) md.append(tableRow(r)).append('\n');
         if (!noContention) {
-            String t = bench.contention(w);
-            md.append("\n## (d) Contention: case (a) alone and beside one CPU-bound process\n\n").append(t);
+            String t = bench.contention(w, sweepsPerCall.get(0));
+            md.append("\n## (d) Contention: case (a) alone and beside one CPU-bound process, ").append(sweepsPerCall.get(0))
+                    .append(sweepsPerCall.get(0) == 1 ? " sweep" : " sweeps").append(" per call\n\n").append(t);
         }
         if (learnIterations > 0) {
             String t = EngineBench.learningLoop(w, learnIterations, threads != null ? threads : Runtime.getRuntime().availableProcessors());
@@ -197,15 +204,15 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     static String tableHeader() {
-        return "| case | engine | variables | edges | labels | sweeps | seconds | ms / sweep | star updates / s | per CPU-second | note |\n"
-                + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|";
+        return "| case | engine | variables | edges | labels | sweeps per call | sweeps | seconds | ms / sweep | star updates / s | per CPU-second | note |\n"
+                + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|";
     }
 
     static String tableRow(EngineBench.Row r) {
         EngineBench.Case c = r.c();
         boolean ran = r.sweeps() > 0;
-        return String.format(Locale.ROOT, "| %s | %s | %,d | %,d | %d | %s | %s | %s | %s | %s | %s |",
-                c.name(), r.engine(), c.variables(), c.edges(), c.labels(),
+        return String.format(Locale.ROOT, "| %s | %s | %,d | %,d | %d | %d | %s | %s | %s | %s | %s | %s |",
+                c.name(), r.engine(), c.variables(), c.edges(), c.labels(), r.perCall(),
                 ran ? String.valueOf(r.sweeps()) : "",
                 ran ? String.format(Locale.ROOT, "%.2f", r.seconds()) : "",
                 ran ? String.format(Locale.ROOT, "%.2f", 1e3 * r.seconds() / r.sweeps()) : "",

@@ -2,6 +2,8 @@ package org.structlr.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -39,13 +41,12 @@ final class EngineBench {
     static final long SEED = 20130101L;
 
     private final double seconds;
-    private final int repeat, sweepsPerCall;
+    private final int repeat;
 
-    /** Rows timed for about {@code seconds}, {@code repeat} times (the median is kept), {@code sweepsPerCall} sweeps per engine call. */
-    EngineBench(double seconds, int repeat, int sweepsPerCall) {
+    /** Rows timed for about {@code seconds}, {@code repeat} times (the median is kept). */
+    EngineBench(double seconds, int repeat) {
         this.seconds = seconds;
         this.repeat = repeat;
-        this.sweepsPerCall = sweepsPerCall;
     }
 
     /** One engine on one case: how to build it (null when it is not in this build). */
@@ -54,10 +55,10 @@ final class EngineBench {
     /** A benchmark problem and the engines that run it. */
     record Case(String name, int variables, int edges, int labels, List<EngineSpec> engines) {}
 
-    /** One line of the table. */
-    record Row(Case c, String engine, long sweeps, double seconds, double cpuSeconds, String note) {
-        Row(Case c, String engine, String note) {
-            this(c, engine, 0, 0, 0, note);
+    /** One line of the table: an engine on a case, asked for {@code perCall} sweeps per call. */
+    record Row(Case c, String engine, int perCall, long sweeps, double seconds, double cpuSeconds, double stolen, String note) {
+        Row(Case c, String engine, int perCall, String note) {
+            this(c, engine, perCall, 0, 0, 0, Double.NaN, note);
         }
 
         double updatesPerSecond() {
@@ -138,15 +139,15 @@ final class EngineBench {
         };
     }
 
-    /** Builds the engine, sets random potentials, warms up, then times sweeps for about --seconds. */
-    Row measure(Case c, EngineSpec e) {
+    /** Builds the engine, sets random potentials, warms up, then times calls of {@code sweepsPerCall} sweeps for about --seconds. */
+    Row measure(Case c, EngineSpec e, int sweepsPerCall) {
         MessagePassing mp;
         try {
             mp = e.factory().get();
         } catch (UnsupportedOperationException ex) {
-            return new Row(c, e.name(), "n/a (" + (ex.getMessage() == null ? "not in this build" : ex.getMessage()) + ")");
+            return new Row(c, e.name(), sweepsPerCall, "n/a (" + (ex.getMessage() == null ? "not in this build" : ex.getMessage()) + ")");
         } catch (RuntimeException | OutOfMemoryError ex) {
-            return new Row(c, e.name(), "failed: " + ex);
+            return new Row(c, e.name(), sweepsPerCall, "failed: " + ex);
         }
         try (mp) {
             FactorGraph g = mp.graph();
@@ -173,24 +174,29 @@ final class EngineBench {
                 previous = rate;
             }
             List<Row> runs = new ArrayList<>();
-            for (int i = 0; i < repeat; i++) runs.add(timeRun(c, e, mp));
+            for (int i = 0; i < repeat; i++) runs.add(timeRun(c, e, mp, sweepsPerCall));
             runs.sort(java.util.Comparator.comparingDouble(Row::updatesPerSecond));
             Row median = runs.get((repeat - 1) / 2);
             double dual = mp.dual();
             String note = !Double.isFinite(dual) ? "failed: dual is " + dual + " after the sweeps"
                     : repeat == 1 ? "" : String.format(Locale.ROOT, "median of %d runs (%.1f-%.1f M/s)", repeat,
                             runs.get(0).updatesPerSecond() / 1e6, runs.get(repeat - 1).updatesPerSecond() / 1e6);
-            return new Row(c, e.name(), median.sweeps(), median.seconds(), median.cpuSeconds(), note);
+            double stolen = runs.stream().mapToDouble(Row::stolen).max().orElse(Double.NaN);
+            if (stolen >= 0.01 && !note.startsWith("failed")) {
+                note = (note.isEmpty() ? "" : note + "; ") + String.format(Locale.ROOT, "the hypervisor took up to %.0f%% of the cores' time", 100 * stolen);
+            }
+            return new Row(c, e.name(), sweepsPerCall, median.sweeps(), median.seconds(), median.cpuSeconds(), stolen, note);
         } catch (RuntimeException | OutOfMemoryError ex) {
-            return new Row(c, e.name(), "failed: " + ex);
+            return new Row(c, e.name(), sweepsPerCall, "failed: " + ex);
         }
     }
 
-    /** One timed run of about {@code seconds} of sweeps. */
-    private Row timeRun(Case c, EngineSpec e, MessagePassing mp) {
+    /** One timed run of about {@code seconds} of calls. */
+    private Row timeRun(Case c, EngineSpec e, MessagePassing mp, int sweepsPerCall) {
         long budget = (long) (seconds * 1e9);
         long sweeps = 0;
         long cpu0 = processCpuNanos();
+        long[] ticks0 = machineTicks();
         long start = System.nanoTime(), now;
         do {
             mp.iterate(sweepsPerCall);
@@ -198,19 +204,45 @@ final class EngineBench {
             sweeps += sweepsPerCall;
             now = System.nanoTime();
         } while (now - start < budget);
-        return new Row(c, e.name(), sweeps, (now - start) / 1e9, (processCpuNanos() - cpu0) / 1e9, "");
+        return new Row(c, e.name(), sweepsPerCall, sweeps, (now - start) / 1e9, (processCpuNanos() - cpu0) / 1e9,
+                stolenShare(ticks0, machineTicks()), "");
     }
 
-    /** A fused row on several threads gets its speed-up over the same case's 1-thread row (wall clock) in its note. */
+    /** A fused row on several threads gets its speed-up over the 1-thread row of the same case and sweeps per call (wall clock) in its note. */
     static Row withSpeedUp(Row r, List<Row> before) {
         if (r.sweeps() == 0 || r.note().startsWith("failed") || !r.engine().startsWith("fused") || !r.engine().endsWith(" threads")) return r;
         for (Row one : before) {
-            if (one.c() == r.c() && one.sweeps() > 0 && one.engine().startsWith("fused") && one.engine().endsWith(" 1 thread")) {
+            if (one.c() == r.c() && one.perCall() == r.perCall() && one.sweeps() > 0 && one.engine().startsWith("fused") && one.engine().endsWith(" 1 thread")) {
                 String speedUp = String.format(Locale.ROOT, "%.2fx 1 thread", r.updatesPerSecond() / one.updatesPerSecond());
-                return new Row(r.c(), r.engine(), r.sweeps(), r.seconds(), r.cpuSeconds(), r.note().isEmpty() ? speedUp : speedUp + "; " + r.note());
+                return new Row(r.c(), r.engine(), r.perCall(), r.sweeps(), r.seconds(), r.cpuSeconds(), r.stolen(),
+                        r.note().isEmpty() ? speedUp : speedUp + "; " + r.note());
             }
         }
         return r;
+    }
+
+    /**
+     * The machine's CPU time so far, from the first line of Linux's /proc/stat (in clock ticks, all
+     * cores): {all eight counters, steal}, or null elsewhere. Steal is the time the hypervisor ran
+     * other guests while this one wanted a core; on a shared virtual machine it, not the code, moves
+     * a row from run to run, so the bench says when it happened. (No library reads it; ten lines do.)
+     */
+    static long[] machineTicks() {
+        try {
+            String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            if (!f[0].equals("cpu") || f.length < 9) return null;
+            long all = 0;
+            for (int i = 1; i <= 8; i++) all += Long.parseLong(f[i]);   // user nice system idle iowait irq softirq steal
+            return new long[] {all, Long.parseLong(f[8])};
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** The share of the machine's CPU time stolen between two {@link #machineTicks()} readings, NaN when unknown. */
+    static double stolenShare(long[] before, long[] after) {
+        if (before == null || after == null || after[0] <= before[0]) return Double.NaN;
+        return (double) (after[1] - before[1]) / (after[0] - before[0]);
     }
 
     /** CPU time of this process (all threads, native ones included), or -1 when the JVM cannot tell. */
@@ -223,9 +255,10 @@ final class EngineBench {
 
     /**
      * Case (a) with the fused engine (2 threads) and the ND4J grid engine, each timed alone and then
-     * beside one CPU-bound process that the bench starts and kills; the ratio is the slow-down.
+     * beside one CPU-bound process that the bench starts and kills, at {@code sweepsPerCall} sweeps per
+     * call; the ratio is the slow-down.
      */
-    String contention(PrintWriter w) {
+    String contention(PrintWriter w, int sweepsPerCall) {
         Case a = cases().get(0);
         List<EngineSpec> engines = new ArrayList<>();
         for (EngineSpec e : a.engines()) if (e.name().endsWith("2 threads") || e.name().startsWith("grid (ND4J")) engines.add(e);
@@ -234,14 +267,14 @@ final class EngineBench {
         w.println("(d) contention, case (a):");
         w.println(t.toString().trim());
         for (EngineSpec e : engines) {
-            Row alone = measure(a, e);
+            Row alone = measure(a, e, sweepsPerCall);
             Row busy;
             Process hog = null;
             try {
                 hog = new ProcessBuilder("sh", "-c", "while :; do :; done").redirectErrorStream(true).start();
-                busy = measure(a, e);
+                busy = measure(a, e, sweepsPerCall);
             } catch (IOException ex) {
-                busy = new Row(a, e.name(), "failed: cannot start the busy process: " + ex);
+                busy = new Row(a, e.name(), sweepsPerCall, "failed: cannot start the busy process: " + ex);
             } finally {
                 if (hog != null) {
                     hog.destroyForcibly();
