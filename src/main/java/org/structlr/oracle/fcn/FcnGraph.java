@@ -9,6 +9,7 @@ import org.deeplearning4j.nn.conf.layers.CnnLossLayer;
 import org.deeplearning4j.nn.conf.layers.FeedForwardLayer;
 import org.deeplearning4j.nn.conf.layers.Layer;
 import org.deeplearning4j.nn.conf.layers.misc.FrozenLayer;
+import org.deeplearning4j.nn.conf.layers.misc.FrozenLayerWithBackprop;
 import org.deeplearning4j.nn.conf.layers.wrapper.BaseWrapperLayer;
 import org.deeplearning4j.nn.conf.layers.SubsamplingLayer;
 import org.deeplearning4j.nn.graph.ComputationGraph;
@@ -57,15 +58,29 @@ public final class FcnGraph {
     }
 
     /**
-     * The learning rate the network's Adam uses now: the first layer's that has one (all trainable
-     * layers share it; frozen layers have none).
+     * The learning rate the network's Adam uses now: that of the first trainable layer (parameters,
+     * not frozen; all trainable layers share it, {@link OwnNetwork} gives them the oracle's Adam).
+     * Frozen layers are skipped: DL4J reports the rate of the layer a freezing wrapper holds, and in a
+     * user's file frozen before structlr read it (DL4J's FrozenLayer or FrozenLayerWithBackprop) that
+     * is the file's own updater, not the oracle's (an Sgd 0.1 there made the step policy halve 0.1).
      */
     static double learningRate(ComputationGraph net) {
         for (String name : layerOrder(net)) {
+            if (frozen(net.getConfiguration(), name) || net.getLayer(name).numParams() == 0) continue;
             Double r = net.getLearningRate(name);
             if (r != null) return r;
         }
-        throw new IllegalStateException("fcn: the network has no learning rate");
+        throw new IllegalStateException("fcn: the network has no trainable layer with a learning rate");
+    }
+
+    /** Whether layer vertex {@code name} is frozen: DL4J's FrozenLayer or FrozenLayerWithBackprop around its layer. */
+    static boolean frozen(ComputationGraphConfiguration conf, String name) {
+        if (!(conf.getVertices().get(name) instanceof LayerVertex lv)) return false;
+        for (Layer l = lv.getLayerConf().getLayer(); ; ) {
+            if (l instanceof FrozenLayer || l instanceof FrozenLayerWithBackprop) return true;
+            if (l instanceof BaseWrapperLayer w) l = w.getUnderlying();
+            else return false;
+        }
     }
 
     /** The names of the network's layers in topological order (inputs first). */

@@ -10,14 +10,20 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import org.deeplearning4j.nn.conf.ComputationGraphConfiguration;
 import org.deeplearning4j.nn.conf.ConvolutionMode;
 import org.deeplearning4j.nn.conf.NeuralNetConfiguration;
+import org.deeplearning4j.nn.conf.graph.FrozenVertex;
+import org.deeplearning4j.nn.conf.graph.MergeVertex;
 import org.deeplearning4j.nn.conf.layers.CnnLossLayer;
 import org.deeplearning4j.nn.conf.layers.ConvolutionLayer;
+import org.deeplearning4j.nn.conf.layers.misc.FrozenLayer;
+import org.deeplearning4j.nn.conf.layers.misc.FrozenLayerWithBackprop;
 import org.deeplearning4j.nn.graph.ComputationGraph;
 import org.deeplearning4j.util.ModelSerializer;
 import org.junit.jupiter.api.Test;
@@ -97,6 +103,83 @@ class OwnNetworkTest {
         assertFalse(java.util.Arrays.equals(params(start, "c1"), params(g, "c1")), "without freeze the first layer moves");
         assertTrue(((FullyConvolutionalScore) f).describe().contains("frozen:conv3x3x4 frozen:conv3x3x4 conv1x1x2"),
                 ((FullyConvolutionalScore) f).describe());
+    }
+
+    /**
+     * Frozen parts the step policy ({@link DescentSteps}) must get past: layers the file froze itself
+     * (DL4J's FrozenLayer and FrozenLayerWithBackprop around a convolution whose updater is the file's
+     * Sgd 0.1, which the oracle's fine-tuning does not reach) and a non-layer vertex among the frozen
+     * ({@code freeze} over a merge: DL4J's FrozenVertex). The policy halves the oracle's Adam rate on
+     * every trainable layer (DL4J's network-wide setLearningRate; structlr never sets one layer's
+     * rate, which throws a NullPointerException on the file-frozen networks): 0.02, 0.01, 0.005,
+     * then 0.0025 kept, where it halved the file's 0.1 before. A fit through the oracle with halvings
+     * leaves the frozen layers' parameters where they were.
+     */
+    @Test
+    void stepsHalveTheOraclesRateOverFrozenLayersAndVertices() throws IOException {
+        INDArray px = FcnOracleTest.pixels(FcnOracleTest.RAGGED, 3, 11, DataType.FLOAT);
+        BiasedLogisticProblem p = FcnOracleTest.problem(px, ImageRows.pixels(px, FcnOracleTest.RAGGED), 2, 13);
+        ComputationGraphConfiguration.GraphBuilder m = builder();
+        m.addLayer("a", new ConvolutionLayer.Builder(3, 3).nIn(3).nOut(2).activation(Activation.TANH).build(), "in");
+        m.addLayer("b", new ConvolutionLayer.Builder(3, 3).nIn(3).nOut(2).activation(Activation.TANH).build(), "in");
+        m.addVertex("m", new MergeVertex(), "a", "b");
+        Map<String, Integer> freeze = new java.util.LinkedHashMap<>();
+        Map<String, ComputationGraphConfiguration> nets = new java.util.LinkedHashMap<>();
+        nets.put("merge", finish(m, "m", 4));
+        freeze.put("merge", 3);                                   // a, b, c2: the merge between them is frozen too
+        for (boolean backprop : new boolean[]{false, true}) {
+            ComputationGraphConfiguration.GraphBuilder g = builder();
+            var inner = new ConvolutionLayer.Builder(3, 3).nIn(3).nOut(4).activation(Activation.TANH).build();
+            g.addLayer("a", backprop ? new FrozenLayerWithBackprop(inner) : new FrozenLayer(inner), "in");
+            String name = backprop ? "FrozenLayerWithBackprop" : "FrozenLayer";
+            nets.put(name, finish(g, "a", 4));
+            freeze.put(name, 0);
+        }
+        for (Map.Entry<String, ComputationGraphConfiguration> e : nets.entrySet()) {
+            String what = e.getKey();
+            Path file = write(what + ".json", e.getValue().toJson());
+            FcnOracle o = oracle(false, file, freeze.get(what));
+            ComputationGraph start = o.start(null, 3, 2, DataType.FLOAT).net();
+            assertTrue(FcnGraph.frozen(start.getConfiguration(), "a"), what + ": layer a is frozen");
+            if (what.equals("merge")) {
+                assertTrue(start.getConfiguration().getVertices().get("m") instanceof FrozenVertex, what + ": the merge is a FrozenVertex");
+            }
+            assertEquals(List.of(2e-2), trainableRates(start), what + ": the oracle's rate on the trainable layers");
+            assertEquals(2e-2, FcnGraph.learningRate(start), what);
+            List<List<Double>> tries = new ArrayList<>();
+            ComputationGraph kept = o.steps().descend(start, Double.NEGATIVE_INFINITY, n -> tries.add(trainableRates(n)), n -> 0.0);
+            assertEquals(List.of(List.of(2e-2), List.of(1e-2), List.of(5e-3)), tries, what + ": the rates of the three tries");
+            assertEquals(List.of(2.5e-3), trainableRates(kept), what + ": the rate kept after three tries");
+
+            ScoreFunction s0 = o.score(o.start(null, 3, 2, DataType.FLOAT).net(), 0);
+            ScoreFunction f = o.with(b -> b.descentCheck(true).learningRate(0.5)).fit(p, null);
+            assertArrayEquals(params(s0, "a"), params(f, "a"), what + ": the frozen layer a kept its parameters");
+            assertFalse(java.util.Arrays.equals(params(s0, "head"), params(f, "head")), what + ": the head is trained");
+        }
+    }
+
+    private static ComputationGraphConfiguration.GraphBuilder builder() {
+        return new NeuralNetConfiguration.Builder().seed(3).dataType(DataType.FLOAT).convolutionMode(ConvolutionMode.Same)
+                .updater(new Sgd(0.1)).graphBuilder().addInputs("in");
+    }
+
+    /** {@code from} (of {@code channels}) -> c2 -> head -> a softmax loss. */
+    private static ComputationGraphConfiguration finish(ComputationGraphConfiguration.GraphBuilder b, String from, int channels) {
+        b.addLayer("c2", new ConvolutionLayer.Builder(3, 3).nIn(channels).nOut(4).activation(Activation.RELU).build(), from);
+        b.addLayer("head", new ConvolutionLayer.Builder(1, 1).nIn(4).nOut(2).activation(Activation.IDENTITY).build(), "c2");
+        b.addLayer("out", new CnnLossLayer.Builder(new LossMCXENT()).activation(Activation.SOFTMAX).build(), "head");
+        return b.setOutputs("out").build();
+    }
+
+    /** The distinct learning rates of the layers that train (parameters, not frozen), in layer order. */
+    private static List<Double> trainableRates(ComputationGraph net) {
+        List<Double> rates = new ArrayList<>();
+        for (String l : FcnGraph.layerOrder(net)) {
+            if (FcnGraph.frozen(net.getConfiguration(), l) || net.getLayer(l).numParams() == 0) continue;
+            Double r = net.getLearningRate(l);
+            if (!rates.contains(r)) rates.add(r);
+        }
+        return rates;
     }
 
     /**
