@@ -7,6 +7,7 @@ import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.structlr.data.Example;
 import org.structlr.inference.engines.Engines;
+import org.structlr.memory.RowGather;
 import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.BiasedLogisticProblem;
 import org.structlr.oracle.ImageRows;
@@ -33,8 +34,7 @@ public final class Targets {
     private final int L;
     private final int[] labels;
     private final int[][] pairLabels;       // per pairwise type, in the type's edge order
-    private final INDArray[] edgesOfType;   // per pairwise type, its edges (indices into edge order), or null with one type
-    private final int[][] edgesOfTypeHost;  // the same on the host, for pullRows on the CPU backend
+    private final RowGather[] edgesOfType;   // per pairwise type, its edges' rows of edge-order arrays (the batch's)
     private final INDArray delta;           // [V, L]
     private final INDArray truthU, truthP;  // flat indices of the true entries: v * L + y_v, e * L^2 + y_i L + y_j (labelled only)
     private final long[] truthUHost, truthPHost;   // the same on the host, for F on the CPU backend
@@ -45,6 +45,7 @@ public final class Targets {
     private final org.structlr.graph.FactorGraph graph;
     private final int[][] regionLabels;     // per region type, the true joint label (table entry) of its regions, in region order (0 where void)
     private final int[][] regionRows;       // per region type, the positions (type order) of its regions whose variables are all labelled
+    private final RowGather[] regionRowGather;   // the same as row gathers (on CUDA the indices stay on the device)
     private final double[][] regionWeights; // per region type, in the type's order, or null: all 1
     private final INDArray regionMask;      // [total region entries]: 0 on the tables of regions touching a void variable (simple form), or null
     private final INDArray truthR;          // flat indices of the true entries in the region layout (regions with every variable labelled)
@@ -55,12 +56,10 @@ public final class Targets {
         labels = b.labels();
         int[] joint = b.jointLabels();
         pairLabels = new int[b.numPairTypes()][];
-        edgesOfType = new INDArray[b.numPairTypes()];
-        edgesOfTypeHost = new int[b.numPairTypes()][];
+        edgesOfType = new RowGather[b.numPairTypes()];
         for (int t = 0; t < pairLabels.length; t++) {
             pairLabels[t] = b.pairLabels(t);
-            edgesOfTypeHost[t] = b.edgesOfType(t);
-            if (pairLabels.length > 1) edgesOfType[t] = Nd4j.createFromArray(edgesOfTypeHost[t]);
+            edgesOfType[t] = b.typeRows(t);
         }
         truthUHost = java.util.stream.IntStream.range(0, labels.length).filter(v -> labels[v] != Example.VOID)
                 .mapToLong(v -> (long) v * L + labels[v]).toArray();
@@ -85,11 +84,13 @@ public final class Targets {
         truthR = Nd4j.createFromArray(tr.stream().mapToLong(Long::longValue).toArray());
         regionLabels = new int[byType.length][];
         regionRows = new int[byType.length][];
+        regionRowGather = new RowGather[byType.length];
         for (int t = 0; t < byType.length; t++) {
             int[] rs = byType[t];
             regionLabels[t] = new int[rs.length];
             for (int k = 0; k < rs.length; k++) if (regionLabelled[rs[k]]) regionLabels[t][k] = graph.regionEntry(rs[k], labels);
             regionRows[t] = java.util.stream.IntStream.range(0, rs.length).filter(k -> regionLabelled[rs[k]]).toArray();
+            regionRowGather[t] = RowGather.of(regionRows[t]);
         }
         if (voids.any() && !clamp && graph.numRegions() > 0) {
             float[] mask = new float[graph.totalRegionEntries()];
@@ -259,22 +260,12 @@ public final class Targets {
         return toI.broadcast(E, L, L).add(toJ.broadcast(E, L, L)).divi((float) eps).reshape(E, (long) L * L);
     }
 
-    /** The rows of {@code allEdges} ([E, L*L], edge order) of pairwise type {@code t}, in the type's order. */
-    INDArray ofType(INDArray allEdges, int t) {
-        return ofType(allEdges, t, !Engines.cudaBackend());
-    }
-
     /**
-     * {@link #ofType(INDArray, int)} by ND4J's {@code pullRows} from host indices ({@code host}: the CPU backend)
-     * or by a {@code Gather} op whose indices live with the arrays on the device (nothing from the host). On the
-     * CPU, rows of 159,200 of 318,400 edges with 4 entries: pullRows 15.5 ms, Gather 83.3 ms, a hand-written
-     * read of the host buffer 27.5 ms (mean of 60 calls, one thread, load 15).
+     * The rows of {@code allEdges} ([E, L*L], edge order) of pairwise type {@code t}, in the type's order
+     * (the batch's {@link ExampleBatch#typeRows}: on CUDA nothing from the host).
      */
-    INDArray ofType(INDArray allEdges, int t, boolean host) {
-        if (edgesOfType.length == 1) return allEdges;
-        if (edgesOfTypeHost[t].length == 0) return Nd4j.create(allEdges.dataType(), 0, allEdges.size(1));
-        if (host) return Nd4j.pullRows(allEdges, 1, edgesOfTypeHost[t]);
-        return Nd4j.exec(new Gather(allEdges, edgesOfType[t], 0))[0];
+    INDArray ofType(INDArray allEdges, int t) {
+        return edgesOfType.length == 1 ? allEdges : edgesOfType[t].from(allEdges);
     }
 
     /**
@@ -337,7 +328,7 @@ public final class Targets {
             y[k] = regionLabels[t][rows[k]];
             if (wr != null) wr[k] = w[rows[k]];
         }
-        return VoidRows.weighted(new BiasedLogisticProblem(Nd4j.pullRows(features, 1, rows), y, Nd4j.pullRows(bias, 1, rows), c), wr);
+        return VoidRows.weighted(new BiasedLogisticProblem(regionRowGather[t].from(features), y, regionRowGather[t].from(bias), c), wr);
     }
 
     private static double picked(INDArray theta, INDArray flatIndices) {

@@ -3,6 +3,7 @@ package org.structlr.learn;
 import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.data.Example;
+import org.structlr.memory.RowGather;
 import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.BiasedLogisticProblem;
 import org.structlr.oracle.ImageRows;
@@ -32,6 +33,8 @@ final class VoidRows {
     private final boolean any;
     private final int[] unaryRows;        // labelled variables
     private final int[][] pairRows;       // per type: positions (in the type's order) of edges with two labelled ends
+    private final RowGather unaryGather;  // unaryRows and pairRows as row gathers, made once (on CUDA the indices stay on the device)
+    private final RowGather[] pairGather;
     private final INDArray unaryMask;     // [V, 1]: 1 labelled, 0 void (null without void)
     private final INDArray pairMask;      // [E, 1]: 1 when both ends are labelled (null without void)
 
@@ -41,6 +44,7 @@ final class VoidRows {
         any = b.hasVoid();
         int types = b.numPairTypes();
         pairRows = new int[types][];
+        pairGather = new RowGather[types];
         int[] joint = b.jointLabels();
         for (int t = 0; t < types; t++) {
             int[] edges = b.edgesOfType(t);
@@ -49,12 +53,14 @@ final class VoidRows {
             pairRows[t] = new int[n];
             n = 0;
             for (int k = 0; k < edges.length; k++) if (joint[edges[k]] != Example.VOID) pairRows[t][n++] = k;
+            pairGather[t] = RowGather.of(pairRows[t]);
         }
         int n = 0;
         for (int y : labels) if (y != Example.VOID) n++;
         unaryRows = new int[n];
         n = 0;
         for (int v = 0; v < labels.length; v++) if (labels[v] != Example.VOID) unaryRows[n++] = v;
+        unaryGather = RowGather.of(unaryRows);
         if (any) {
             float[] um = new float[labels.length], pm = new float[joint.length];
             for (int v : unaryRows) um[v] = 1f;
@@ -91,7 +97,7 @@ final class VoidRows {
         if (!any) return placed(weighted(new BiasedLogisticProblem(features, labels, bias, numLabels), weights), images);
         int[] y = pick(labels, unaryRows);
         ImageRows im = images == null ? null : new ImageRows(images.pixelFeatures(), images.layout(), pick(images.rows(), unaryRows), false);
-        return placed(weighted(new BiasedLogisticProblem(Nd4j.pullRows(features, 1, unaryRows), y, Nd4j.pullRows(bias, 1, unaryRows), numLabels),
+        return placed(weighted(new BiasedLogisticProblem(unaryGather.from(features), y, unaryGather.from(bias), numLabels),
                 weights == null ? null : pick(weights, unaryRows)), im);
     }
 
@@ -107,7 +113,7 @@ final class VoidRows {
         int[] rows = pairRows[t];
         if (rows.length == 0) return null;
         ImageRows im = images == null ? null : new ImageRows(images.pixelFeatures(), images.layout(), pick(images.rows(), rows), true);
-        return placed(weighted(new BiasedLogisticProblem(Nd4j.pullRows(features, 1, rows), pick(jointLabels, rows), Nd4j.pullRows(bias, 1, rows), c),
+        return placed(weighted(new BiasedLogisticProblem(pairGather[t].from(features), pick(jointLabels, rows), pairGather[t].from(bias), c),
                 weights == null ? null : pick(weights, rows)), im);
     }
 

@@ -8,6 +8,7 @@ import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.data.Example;
 import org.structlr.graph.FactorGraph;
 import org.structlr.graph.GridBatch;
+import org.structlr.memory.RowGather;
 import org.structlr.oracle.ImageRows;
 import org.structlr.oracle.ImageScoreFunction;
 import org.structlr.oracle.ScoreFunction;
@@ -26,8 +27,9 @@ public final class ExampleBatch {
     private final INDArray unaryFeatures;          // [V, Du]
     private final INDArray[] pairFeatures;         // per pairwise type: [E_t, Dp]
     private final int[][] edgesOfType;             // per type: edge indices in the union
+    private final RowGather[] typeRows;            // per type: its edges' rows of an edge-order array (indices kept on the device)
     private final int[] labels;                    // [V] or null
-    private final int[] typeOrderPosition;         // edge -> row in the type-ordered concatenation
+    private final RowGather edgeOrder;             // edge -> its row in the type-ordered concatenation (Potentials.pairwise)
     private final int[] varOffset;                 // per example, + total
     private final int[] edgeOffset;
     private final GridBatch layout;                // the images' grid layout, or null (fcn)
@@ -78,10 +80,11 @@ public final class ExampleBatch {
         unaryFeatures = u.size() == 1 ? u.get(0) : Nd4j.concat(0, u.toArray(new INDArray[0]));
         INDArray allPair = p.size() == 1 ? p.get(0) : Nd4j.concat(0, p.toArray(new INDArray[0]));
         edgesOfType = graph.edgesByType();
+        typeRows = new RowGather[edgesOfType.length];
         pairFeatures = new INDArray[edgesOfType.length];
         for (int t = 0; t < edgesOfType.length; t++) {
-            pairFeatures[t] = edgesOfType.length == 1 ? allPair
-                    : (edgesOfType[t].length == 0 ? Nd4j.create(DataType.FLOAT, 0, allPair.size(1)) : Nd4j.pullRows(allPair, 1, edgesOfType[t]));
+            typeRows[t] = RowGather.of(edgesOfType[t]);
+            pairFeatures[t] = edgesOfType.length == 1 ? allPair : typeRows[t].from(allPair);
         }
         regionFeatures = new INDArray[regions.numTypes()];
         for (int t = 0; t < regionFeatures.length; t++) {
@@ -89,9 +92,10 @@ public final class ExampleBatch {
             regionFeatures[t] = rows.isEmpty() ? Nd4j.create(DataType.FLOAT, 0, regions.featureWidth(examples.get(0).pairDim()))
                     : rows.size() == 1 ? rows.get(0) : Nd4j.concat(0, rows.toArray(new INDArray[0]));
         }
-        typeOrderPosition = new int[graph.numEdges()];
+        int[] typeOrderPosition = new int[graph.numEdges()];
         int pos = 0;
         for (int[] ed : edgesOfType) for (int e : ed) typeOrderPosition[e] = pos++;
+        edgeOrder = RowGather.of(typeOrderPosition);
         layout = gridLayout(this.examples, graph);
         if (allLabelled) {
             labels = new int[graph.numVariables()];
@@ -139,7 +143,7 @@ public final class ExampleBatch {
                 throw new IllegalArgumentException("a " + f.kind() + " function scores whole images: every example must be an image");
             }
             INDArray all = isf.imageScores(unaryFeatures, layout);
-            return type < 0 || edgesOfType.length == 1 ? all : Nd4j.pullRows(all, 1, edgesOfType[type]);
+            return type < 0 || edgesOfType.length == 1 ? all : typeRows[type].from(all);
         }
         return f.scores(rows);
     }
@@ -177,6 +181,13 @@ public final class ExampleBatch {
     public INDArray pairFeatures(int type) { return pairFeatures[type]; }
     public int numPairTypes() { return pairFeatures.length; }
     public int[] edgesOfType(int type) { return edgesOfType[type].clone(); }
+
+    /**
+     * The rows of an edge-order array ({@code [E, k]}) of the edges of pairwise type {@code type}, in
+     * the type's order: {@link #edgesOfType} as a gather made once per batch (on CUDA its index array
+     * stays on the device).
+     */
+    public RowGather typeRows(int type) { return typeRows[type]; }
     public boolean hasLabels() { return labels != null; }
     public int[] labels() { return labels == null ? null : labels.clone(); }
     public int variableOffset(int example) { return varOffset[example]; }
@@ -225,6 +236,9 @@ public final class ExampleBatch {
         return out;
     }
 
-    /** Edge -> its row in the type-ordered concatenation of the pairwise feature blocks (for {@link Potentials}). */
-    int[] typeOrderPosition() { return typeOrderPosition; }
+    /**
+     * The type-ordered concatenation of the pairwise blocks back in edge order (for {@link Potentials}):
+     * row e of the result is the concatenation's row of edge e; made once per batch.
+     */
+    RowGather edgeOrder() { return edgeOrder; }
 }

@@ -27,7 +27,8 @@ public final class Potentials {
             ScoreFunction f = pair.get(0);
             return f == null ? Nd4j.zeros(DataType.FLOAT, b.graph().numEdges(), ll) : b.scoresOf(f, b.pairFeatures(0), 0).castTo(DataType.FLOAT).muli(eps);
         }
-        // Type-ordered rows back to edge order with one row gather (once per oracle step, not in message passing).
+        // Type-ordered rows back to edge order with one row gather (once per oracle step, not in message passing;
+        // its index array is the batch's, made once: on CUDA it stays on the device).
         INDArray[] parts = new INDArray[types];
         for (int t = 0; t < types; t++) {
             ScoreFunction f = pair.get(t);
@@ -35,7 +36,7 @@ public final class Potentials {
             parts[t] = f == null || rows == 0 ? Nd4j.zeros(DataType.FLOAT, rows, ll)
                     : b.scoresOf(f, b.pairFeatures(t), t).castTo(DataType.FLOAT).muli(eps);
         }
-        return Nd4j.pullRows(Nd4j.concat(0, parts), 1, b.typeOrderPosition());
+        return b.edgeOrder().from(Nd4j.concat(0, parts));
     }
 
     /**

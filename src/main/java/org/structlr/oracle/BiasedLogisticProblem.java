@@ -9,6 +9,7 @@ import org.nd4j.linalg.api.ops.executioner.OpExecutioner;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.indexing.BooleanIndexing;
 import org.nd4j.linalg.indexing.conditions.Conditions;
+import org.structlr.memory.RowGather;
 
 /**
  * One oracle step (docs/design.md §1): a C-class logistic regression with a per-example bias,
@@ -32,6 +33,7 @@ public final class BiasedLogisticProblem {
     private final int numClasses;
     private INDArray targetMatrix;   // lazily built, features' data type
     private ImageRows images;  // where the rows sit in whole images, or null (fcn: see withImages)
+    private RowGather imageRowGather;   // images' rows when not in order, lazily built: the loss reads them at every try
 
     /**
      * @throws IllegalArgumentException naming the problem: wrong rank or shape, a label outside
@@ -253,9 +255,15 @@ public final class BiasedLogisticProblem {
         if (f == null) return loss(Nd4j.zeros(dataType(), numRows(), numClasses));
         if (f instanceof ImageScoreFunction isf && images != null) {
             INDArray all = isf.imageScores(images.pixelFeatures().castTo(dataType()), images.layout());
-            return loss(ImageRows.inOrder(images.rows(), all.size(0)) ? all : Nd4j.pullRows(all, 1, images.rows()));
+            return loss(ImageRows.inOrder(images.rows(), all.size(0)) ? all : imageRowGather().from(all));
         }
         return loss(f.scores(features));
+    }
+
+    /** This problem's rows of whole-image scores (made once per problem: on CUDA its index array goes to the device once). */
+    private synchronized RowGather imageRowGather() {
+        if (imageRowGather == null) imageRowGather = RowGather.of(images.rows());
+        return imageRowGather;
     }
 
     /** The loss divided by the total weight of the rows (their number unless weighted). */

@@ -57,9 +57,10 @@ class TargetsScoreTest {
     }
 
     /**
-     * A pairwise type's rows of an edge-order array ({@link Targets#ofType}) taken on the CPU backend's way
-     * (pullRows from host indices) are bit for bit the device gather's, for the float bias and double
-     * beliefs, row- and column-major, on a batch with three pair types.
+     * A pairwise type's rows of an edge-order array ({@link Targets#ofType}: the batch's
+     * {@link ExampleBatch#typeRows}) taken on the CPU backend's way (pullRows from host indices) are bit
+     * for bit the device gather's, for the float bias and double beliefs, row- and column-major, on a
+     * batch with three pair types; {@code ofType} is the backend's way.
      */
     @Test
     void ofTypeOnTheHostIsTheDeviceGatherBitForBit() {
@@ -70,7 +71,8 @@ class TargetsScoreTest {
             INDArray all = Nd4j.randn(type, b.graph().numEdges(), 4);
             for (INDArray in : new INDArray[] {all, all.dup('f')}) {
                 for (int k = 0; k < 3; k++) {
-                    INDArray host = t.ofType(in, k, true), device = t.ofType(in, k, false);
+                    INDArray host = b.typeRows(k).from(in, true), device = b.typeRows(k).from(in, false);
+                    org.junit.jupiter.api.Assertions.assertArrayEquals(host.dup('c').data().asDouble(), t.ofType(in, k).dup('c').data().asDouble(), 0);
                     org.junit.jupiter.api.Assertions.assertArrayEquals(device.shape(), host.shape());
                     org.junit.jupiter.api.Assertions.assertTrue(host.size(0) > 0 && host.dataType() == type);
                     org.junit.jupiter.api.Assertions.assertArrayEquals(device.dup('c').data().asDouble(), host.dup('c').data().asDouble(), 0);

@@ -27,7 +27,7 @@ public final class FcnPairScore extends FullyConvolutionalScore {
     public INDArray imageScores(INDArray pixelFeatures, GridBatch layout) {
         INDArray rows = groupRows(pixelFeatures, layout);
         if (layout.numEdges() == 0) return Nd4j.create(rows.dataType(), 0, numClasses());   // single-pixel images
-        return Nd4j.pullRows(rows, 1, ImageTensors.edgeSlots(layout));
+        return ImageTensors.edgeSlotRows(layout).from(rows);
     }
 
     @Override

@@ -8,6 +8,7 @@ import org.nd4j.linalg.api.ndarray.INDArray;
 import org.nd4j.linalg.api.ops.DynamicCustomOp;
 import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.structlr.graph.GridBatch;
+import org.structlr.memory.RowGather;
 
 /**
  * Moving between the row layout of a grid batch (one row per pixel, images stacked in
@@ -81,6 +82,26 @@ final class ImageTensors {
         }
         return slots;
     }
+
+    /**
+     * {@link #edgeSlots} as a row gather of the group rows (pairwise scores in layout edge order), kept
+     * for the last {@value #KEPT_LAYOUTS} layouts: the pairwise fcn's functions are new at every fit but
+     * score the same batches (training, test) every iteration, so on CUDA the slots go to the device once
+     * per batch rather than at every scoring (E ints).
+     */
+    static RowGather edgeSlotRows(GridBatch layout) {
+        synchronized (EDGE_SLOT_ROWS) {
+            return EDGE_SLOT_ROWS.computeIfAbsent(layout, l -> RowGather.of(edgeSlots(l)));
+        }
+    }
+
+    static final int KEPT_LAYOUTS = 4;
+    private static final java.util.Map<GridBatch, RowGather> EDGE_SLOT_ROWS = new java.util.LinkedHashMap<>(8, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<GridBatch, RowGather> eldest) {
+            return size() > KEPT_LAYOUTS;
+        }
+    };
 
     /**
      * Per image {@code {one-hot, bias}}, each {@code [1, KC, H, W]}: problem row i is group row

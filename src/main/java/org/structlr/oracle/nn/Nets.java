@@ -70,8 +70,9 @@ public final class Nets {
     /**
      * {@code epochs} passes of mini-batch training on the biased loss, rows reshuffled every pass
      * from {@code shuffleSeed} (the MLP and CNN oracles derive it from their seed and fit count, so
-     * a continued or resumed run shuffles exactly as an uninterrupted one). {@code Nd4j.pullRows}
-     * reorders the rows: {@code getRows} took seconds for 160k rows here.
+     * a continued or resumed run shuffles exactly as an uninterrupted one). A row gather reorders the
+     * rows (ND4J's {@code pullRows} on the CPU, {@link org.structlr.memory.RowGather}): {@code getRows}
+     * took seconds for 160k rows here.
      */
     static void trainMinibatches(MultiLayerNetwork net, BiasedLogisticProblem p, long shuffleSeed, int epochs, int batchSize) {
         trainMinibatchSteps(net, p, shuffleSeed, epochs, batchSize, 0, Long.MAX_VALUE);
@@ -121,8 +122,9 @@ public final class Nets {
             }
             long first = epoch * perEpoch;
             if (first + perEpoch <= fromStep || first >= toStep) continue;
-            INDArray xs = org.nd4j.linalg.factory.Nd4j.pullRows(x, 1, perm);
-            INDArray ls = org.nd4j.linalg.factory.Nd4j.pullRows(labels, 1, perm);
+            org.structlr.memory.RowGather shuffled = org.structlr.memory.RowGather.of(perm);   // on CUDA: one index array for both
+            INDArray xs = shuffled.from(x);
+            INDArray ls = shuffled.from(labels);
             for (int start = 0; start < n; start += batchSize) {
                 long step = first + start / batchSize;
                 if (step < fromStep || step >= toStep) continue;

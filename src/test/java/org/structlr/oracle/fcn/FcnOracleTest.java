@@ -235,6 +235,26 @@ class FcnOracleTest {
         assertEquals(one.numEdges(), e);
     }
 
+    /**
+     * The pairwise fcn's edge scores are ND4J's pullRows of its group rows at the edge slots (what they
+     * were before the slots became a kept gather) bit for bit, on the CPU's and on the device's way; a
+     * layout equal to one seen before reuses its gather (on CUDA: its index array on the device).
+     */
+    @Test
+    void pairScoresAreThePullRowsOfTheEdgeSlotsBitForBit() {
+        INDArray px = pixels(RAGGED, 2, 37, DataType.FLOAT);
+        BiasedLogisticProblem p = problem(px, ImageRows.edges(px, RAGGED, allEdges(RAGGED)), 4, 7);
+        FcnPairScore f = (FcnPairScore) oracle(true, 4, new int[]{1}, 1, 1e-3, 2).fit(p, null);
+        INDArray rows = f.groupRows(px, RAGGED);
+        INDArray before = Nd4j.pullRows(rows, 1, ImageTensors.edgeSlots(RAGGED));
+        GridBatch same = new GridBatch(new int[]{4, 6, 5}, new int[]{5, 3, 5});
+        assertTrue(ImageTensors.edgeSlotRows(RAGGED) == ImageTensors.edgeSlotRows(same), "one gather per layout");
+        assertArrayEquals(before.data().asFloat(), f.imageScores(px, same).dup('c').data().asFloat(), 0);
+        for (boolean host : new boolean[]{true, false}) {
+            assertArrayEquals(before.data().asFloat(), ImageTensors.edgeSlotRows(RAGGED).from(rows, host).dup('c').data().asFloat(), 0, "host " + host);
+        }
+    }
+
     /** A ragged batch with repeated sizes (stacked into one forward pass per size): three 4x5 images among others. */
     static final GridBatch REPEATED = new GridBatch(new int[]{4, 6, 4, 5, 4}, new int[]{5, 3, 5, 5, 5});
 
