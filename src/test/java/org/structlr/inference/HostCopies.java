@@ -27,6 +27,10 @@ import org.nd4j.linalg.factory.Nd4j;
  * {@code getDouble}, {@code INDArray.toFloatVector}, scalar results such as {@code sumNumber}) and
  * making an array from Java values ({@code Nd4j.create(float[] ...)}, {@code createFromArray}).
  * ({@code asLong} and {@code getLong} of a buffer are left out: ND4J reads its shape descriptors, which live on both sides, through them.)
+ * Also the Java index arrays of {@code Nd4j.pullRows}, which the CUDA backend sends to the device at
+ * every call (direction "index from host"); those of a {@code memory.RowGather} once per gather, at
+ * its first use, as on CUDA, where it makes its index array once and keeps it on the device (its
+ * pullRows is the CPU backend's way). Calls through a RowGather are attributed to its caller.
  * Only the outermost such call is counted (a {@code toFloatVector} that reads through
  * {@code asFloat} is one copy), with the number of values it moved, and attributed to the first
  * structlr method on the stack. Installed once per JVM with a Java agent (Byte Buddy, retransforming
@@ -99,7 +103,8 @@ public final class HostCopies {
                                 "toIntMatrix", "sumNumber", "maxNumber", "minNumber", "meanNumber", "getDouble", "getFloat", "getInt", "getLong")))))
                 .type(named("org.nd4j.linalg.factory.Nd4j"))
                 .transform((b, type, loader, module, domain) -> b.visit(Advice.to(FromHost.class).on(isStatic().and(
-                        namedOneOf("create", "createFromArray")).and(takesArguments(1).or(takesArguments(2)).or(takesArguments(3))))))
+                        namedOneOf("create", "createFromArray")).and(takesArguments(1).or(takesArguments(2)).or(takesArguments(3)))))
+                        .visit(Advice.to(IndexFromHost.class).on(isStatic().and(named("pullRows")))))
                 .installOn(inst);
     }
 
@@ -112,7 +117,7 @@ public final class HostCopies {
         DEPTH.get()[0]--;
         if (!outermost || values < 0) return;
         String caller = StackWalker.getInstance().walk(s -> s.map(f -> f.getClassName() + "." + f.getMethodName())
-                .filter(n -> n.startsWith("org.structlr.") && !n.startsWith(HostCopies.class.getName()))
+                .filter(n -> n.startsWith("org.structlr.") && !n.startsWith(HostCopies.class.getName()) && !n.startsWith(ROW_GATHER + "."))
                 .findFirst().orElse("(no structlr caller)"));
         String key = caller.replace("org.structlr.", "") + " | " + method + " | " + direction;
         synchronized (HostCopies.class) {
@@ -146,6 +151,29 @@ public final class HostCopies {
         return true;
     }
 
+    /**
+     * The length of a {@code pullRows} call's Java index array; -1 for none, or for a
+     * {@code memory.RowGather}'s index array seen before (its own array, one per gather: on CUDA sent once).
+     */
+    public static long indexLength(Object[] args) {
+        boolean rowGather = StackWalker.getInstance().walk(s -> s.anyMatch(f -> f.getClassName().equals(ROW_GATHER)));
+        for (Object a : args) {
+            if (a instanceof int[] || a instanceof long[]) {
+                if (rowGather) {
+                    synchronized (SENT_ONCE) {
+                        if (SENT_ONCE.put(a, Boolean.TRUE) != null) return -1;
+                    }
+                }
+                return Array.getLength(a);
+            }
+        }
+        return -1;
+    }
+
+    private static final String ROW_GATHER = "org.structlr.memory.RowGather";
+    /** RowGathers' index arrays already counted (arrays hash by identity: a weak identity set). */
+    private static final Map<Object, Boolean> SENT_ONCE = new java.util.WeakHashMap<>();
+
     /** Values read from an array into Java. */
     public static final class ToHost {
         @Advice.OnMethodEnter
@@ -171,6 +199,19 @@ public final class HostCopies {
         static void exit(@Advice.Enter boolean outermost, @Advice.Origin("#t.#m") String method, @Advice.AllArguments Object[] args,
                          @Advice.Return(typing = net.bytebuddy.implementation.bytecode.assign.Assigner.Typing.DYNAMIC) Object r) {
             HostCopies.exit(outermost, method.replace("org.nd4j.linalg.", ""), "from host", HostCopies.fromJava(method, args) ? HostCopies.length(r) : -1);
+        }
+    }
+
+    /** The Java index array of a row gather ({@code Nd4j.pullRows}), sent to the device at every call on CUDA. */
+    public static final class IndexFromHost {
+        @Advice.OnMethodEnter
+        static boolean enter() {
+            return HostCopies.enter();
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.Enter boolean outermost, @Advice.Origin("#t.#m") String method, @Advice.AllArguments Object[] args) {
+            HostCopies.exit(outermost, method.replace("org.nd4j.linalg.", ""), "index from host", outermost ? HostCopies.indexLength(args) : -1);
         }
     }
 
