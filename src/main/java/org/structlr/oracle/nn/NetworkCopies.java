@@ -20,11 +20,11 @@ import org.nd4j.linalg.api.ndarray.INDArray;
  * {@code ComputationGraphConfiguration.clone()} also drops the iteration and epoch counts (Adam's bias
  * correction reads the iteration; a MultiLayerConfiguration's clone keeps them), and the clone of a
  * MultiLayerNetwork with a frozen layer throws a NullPointerException on {@code setLearningRate}
- * (DL4J wraps its frozen layers again). The configuration goes through its JSON instead, as in the zip,
+ * (in {@code NetworkUtils.rebuildUpdaterStateArray}; {@code NetworkCopiesTest}). The configuration goes through its JSON instead, as in the zip,
  * which carries the rates, the counts, frozen layers and everything else the file keeps; the
  * parameters are duplicated and the updater state assigned, on the device. A network without an
- * updater yet (never trained) gets none here either: the copy's first fit makes it, zeroed, as the
- * original's would.
+ * updater yet (never trained) gets none here either, and the original is not given one: the copy's
+ * first fit makes it, zeroed, as the original's would.
  */
 public final class NetworkCopies {
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -60,6 +61,18 @@ class NetworkCopiesTest {
         assertEquals(org.deeplearning4j.nn.layers.FrozenLayer.class, net.getLayer(0).getClass());
         // no rate for one layer alone: DL4J's setLearningRate(layer, rate) fails on a network with a frozen layer
         check(net, p, -1, "mlp with a frozen layer");
+    }
+
+    /** A network never trained has no updater yet: its copy makes none on the original, and both train alike. */
+    @Test
+    void neverTrainedNetworkCopyTrainsAsTheOriginal() {
+        BiasedLogisticProblem p = TestProblems.random(600, 3, 3, 1.0, 35, DataType.FLOAT);
+        MultiLayerNetwork net = new MlpOracle(0.25, 8, 2, 100, 0.9, 7).newNetwork(3, 3, DataType.FLOAT);
+        MultiLayerNetwork copy = NetworkCopies.copy(net);
+        assertNull(net.getUpdater(false), "copying made no updater on the original");
+        Nets.trainMinibatches(copy, p, 5, 2, 100);
+        Nets.trainMinibatches(net, p, 5, 2, 100);
+        NetworkSnapshot.of(copy).assertSame(NetworkSnapshot.of(net), "after two epochs on both");
     }
 
     private static MultiLayerNetwork network(ScoreFunction f) {
