@@ -193,8 +193,9 @@ public final class CrfTrainer {
                         + "..., the checkpoint's " + theirs.substring(0, Math.min(12, theirs.length())) + "...)");
             }
         }
-        StateSink sink = checkpointDir == null ? StateSink.NONE
+        Checkpointer checkpoints = checkpointDir == null ? null
                 : new Checkpointer(checkpointDir, checkpointEvery, unary, pairwise, settings, threads, hash, examplesHash);
+        StateSink sink = checkpoints == null ? StateSink.NONE : from == null ? checkpoints : checkpoints.resuming(resumedFrom, from.state().iteration());
         LearnListener told = new LearnListener() {
             @Override
             public void onIteration(IterationRecord record, int total) {

@@ -198,7 +198,7 @@ final class TrainCommand implements Callable<Integer> {
                 // the examples hash only where a checkpoint may be resumed on Spark (which cannot compute the data hash)
                 String examplesHash = from != null || checkpoint != null ? DataHashes.examplesHash(ds) : null;
                 if (from != null) checkSameData(from, hash, examplesHash);
-                StateSink sink = checkpointer(unarySpec, pairSpec, settings, threads, hash, examplesHash);
+                StateSink sink = checkpointer(unarySpec, pairSpec, settings, threads, hash, examplesHash, from);
                 try (TrainingProgress progress = progress(from);
                      Validation validation = valEvery == 0 ? null : validation(ds, settings)) {
                     LearnListener listener = validation == null ? progress : validation.around(progress, iterations, this::printCheck);
@@ -212,7 +212,7 @@ final class TrainCommand implements Callable<Integer> {
                     ClusterTraining.ClusterDataset ds = session.read(data.forCluster());
                     Training.checkApplicable(ds.summary(), unary, pairwise);
                     if (from != null) checkSameData(from, null, ds.examplesHash());
-                    StateSink sink = checkpointer(unarySpec, pairSpec, settings, threads, null, ds.examplesHash());
+                    StateSink sink = checkpointer(unarySpec, pairSpec, settings, threads, null, ds.examplesHash(), from);
                     try (TrainingProgress progress = progress(from)) {
                         out = session.train(ds, unarySpec, pairSpec, settings, threads, progress, from == null ? null : from.state(), sink);
                     }
@@ -352,14 +352,17 @@ final class TrainCommand implements Callable<Integer> {
         return progress;
     }
 
+    /** The checkpoints of this run; resumed, they continue the checkpoint {@code from} when it is in their folder ({@link Checkpointer#resuming}). */
     private StateSink checkpointer(FunctionSpec unarySpec, FunctionSpec pairSpec, LearnSettings settings, int threads, String dataHash,
-                                   String examplesHash) {
+                                   String examplesHash, Checkpoint from) {
         if (checkpoint == null) return StateSink.NONE;
-        if (checkpoint.remote()) {
-            return Checkpointer.remote(checkpoint.uri(), RemoteFiles.find().orElseThrow(), checkpointEvery, unarySpec, pairSpec, settings, threads,
-                    dataHash, examplesHash);
-        }
-        return new Checkpointer(checkpoint.local(), checkpointEvery, unarySpec, pairSpec, settings, threads, dataHash, examplesHash);
+        Checkpointer c = checkpoint.remote()
+                ? Checkpointer.remote(checkpoint.uri(), RemoteFiles.find().orElseThrow(), checkpointEvery, unarySpec, pairSpec, settings, threads,
+                        dataHash, examplesHash)
+                : new Checkpointer(checkpoint.local(), checkpointEvery, unarySpec, pairSpec, settings, threads, dataHash, examplesHash);
+        if (from == null) return c;
+        int at = from.state().iteration();
+        return resume.remote() ? c.resuming(resume.uri(), RemoteFiles.find().orElseThrow(), at) : c.resuming(resume.local(), at);
     }
 
     /**

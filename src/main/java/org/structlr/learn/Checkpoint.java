@@ -119,8 +119,16 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
         return new Checkpoint(unary, pair, settings, threads, dataHash, examplesHash, state, regions, weights, every);
     }
 
-    /** Writes this checkpoint as the folder {@code dir}, atomically (a complete folder or none). */
+    /**
+     * Writes this checkpoint as the folder {@code dir}, atomically (a complete folder or none); an
+     * existing {@code dir} is replaced only when it is a checkpoint (holds a {@value #MANIFEST}).
+     */
     public void save(Path dir) throws IOException {
+        save(dir, existing -> Files.isRegularFile(existing.resolve(MANIFEST)));
+    }
+
+    /** As {@link #save(Path)}, an existing {@code dir} replaced when {@code replaceable} says so (else refused, naming it). */
+    void save(Path dir, java.util.function.Predicate<Path> replaceable) throws IOException {
         AtomicFiles.replaceFolder(dir, tmp -> {
             state.unary().save(tmp.resolve("unary"));
             for (int t = 0; t < state.pair().size(); t++) state.pair().get(t).save(tmp.resolve("pair-" + t));
@@ -189,7 +197,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
             m.set("sha256", JSON.valueToTree(checksums(tmp)));
             m.put(MANIFEST_SHA, sha256(JSON.writeValueAsBytes(m)));
             JSON.writeValue(tmp.resolve(MANIFEST).toFile(), m);
-        }, existing -> Files.isRegularFile(existing.resolve(MANIFEST)));
+        }, replaceable);
     }
 
     /**
@@ -233,6 +241,7 @@ public record Checkpoint(FunctionSpec unary, FunctionSpec pair, LearnSettings se
 
     private static Checkpoint loadChecked(Path dir) {
         Path manifest = dir.resolve(MANIFEST);
+        if (!Files.exists(manifest)) throw new BadInputException(manifest, "missing: the checkpoint is incomplete (a save or a copy cut short)");
         JsonNode m;
         try {
             m = JSON.readTree(manifest.toFile());

@@ -19,6 +19,13 @@ import org.structlr.oracle.FunctionSpec;
  * is in place, so a run killed at any moment leaves at least one complete checkpoint, and one whose
  * newest checkpoint was damaged afterwards (a disk error, a partial copy) still resumes from the one
  * before ({@link Checkpoint#load(Path, java.util.function.Consumer)}).
+ *
+ * <p>The folder holds one run's checkpoints. The two kept are the newest of this run's: those it
+ * saved, and when it continues a checkpoint of this folder ({@link #resuming}) that one and the
+ * ones before it. Every other {@code iteration-NNNNNN} folder is another run's, or one the resume
+ * skipped as damaged: a save at its iteration replaces it (complete or not), and each save deletes
+ * it, like the older ones; so a new run into a folder of an earlier run's checkpoints replaces them
+ * once its first checkpoint is in place, and none of them is ever taken for this run's.
  */
 public final class Checkpointer implements StateSink {
     private static final Pattern NAME = Pattern.compile("iteration-(\\d{6,})");
@@ -46,6 +53,10 @@ public final class Checkpointer implements StateSink {
     private final String dataHash, examplesHash;
     private final org.structlr.model.RegionLayout regions;
     private final RowWeights weights;
+    /** The iteration of the checkpoint of this folder the run continues, -1 when it continues none. */
+    private final long continues;
+    /** The checkpoints this run saved (names). */
+    private final java.util.Set<String> saved = new java.util.HashSet<>();
 
     /** Checkpoints of the two classes with every option at its default, recording the data hash. */
     public Checkpointer(Path dir, int every, String unaryKind, String pairKind, LearnSettings settings, int threads, String dataHash) {
@@ -70,11 +81,11 @@ public final class Checkpointer implements StateSink {
 
     private Checkpointer(Folder dir, int every, FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads, String dataHash,
                          String examplesHash) {
-        this(dir, every, unary, pair, settings, threads, dataHash, examplesHash, org.structlr.model.RegionLayout.NONE, RowWeights.NONE);
+        this(dir, every, unary, pair, settings, threads, dataHash, examplesHash, org.structlr.model.RegionLayout.NONE, RowWeights.NONE, -1);
     }
 
     private Checkpointer(Folder dir, int every, FunctionSpec unary, FunctionSpec pair, LearnSettings settings, int threads, String dataHash,
-                         String examplesHash, org.structlr.model.RegionLayout regions, RowWeights weights) {
+                         String examplesHash, org.structlr.model.RegionLayout regions, RowWeights weights, long continues) {
         if (every < 1) throw new IllegalArgumentException("checkpoints every " + every + " iterations: need at least 1");
         this.dir = dir;
         this.every = every;
@@ -86,11 +97,33 @@ public final class Checkpointer implements StateSink {
         this.examplesHash = examplesHash;
         this.regions = regions;
         this.weights = weights;
+        this.continues = continues;
     }
 
     /** These checkpoints of a run with region factors {@code regions} and row weights {@code weights}, which they record. */
     public Checkpointer recording(org.structlr.model.RegionLayout regions, RowWeights weights) {
-        return new Checkpointer(dir, every, unary, pair, settings, threads, dataHash, examplesHash, regions, weights);
+        return new Checkpointer(dir, every, unary, pair, settings, threads, dataHash, examplesHash, regions, weights, continues);
+    }
+
+    /**
+     * These checkpoints of a run resumed from the checkpoint {@code resumedFrom} (a folder of
+     * checkpoints, or one of them) at iteration {@code iteration}: when that checkpoint is in this
+     * folder, it and the ones before it are this run's past (kept as this run's own); otherwise the
+     * folder's checkpoints are another run's, replaced as a new run replaces them.
+     */
+    public Checkpointer resuming(Path resumedFrom, int iteration) {
+        return resuming(new LocalFolder(resumedFrom), iteration);
+    }
+
+    /** As {@link #resuming(Path, int)} for a checkpoint resumed from the folder {@code uri} of a remote file system. */
+    public Checkpointer resuming(String uri, RemoteFiles fs, int iteration) {
+        return resuming(new RemoteFolder(uri, fs), iteration);
+    }
+
+    private Checkpointer resuming(Folder resumed, int iteration) {
+        Folder home = resumed.isFile(Checkpoint.MANIFEST) ? resumed.parent() : resumed;
+        boolean here = home != null && dir.sameAs(home);
+        return new Checkpointer(dir, every, unary, pair, settings, threads, dataHash, examplesHash, regions, weights, here ? iteration : -1);
     }
 
     @Override
@@ -102,7 +135,8 @@ public final class Checkpointer implements StateSink {
     public void accept(LearnerState state) throws IOException {
         String target = String.format(Locale.ROOT, "iteration-%06d", state.iteration());
         dir.put(target, new Checkpoint(unary, pair, settings, threads, dataHash, examplesHash, state, regions, weights, every));
-        List<String> keep = newestFirst(dir).stream().limit(KEPT).toList();
+        saved.add(target);
+        List<String> keep = newestFirst(dir).stream().filter(n -> saved.contains(n) || iterationOf(n) <= continues).limit(KEPT).toList();
         for (String n : dir.names()) {
             if ((NAME.matcher(n).matches() && !keep.contains(n)) || LEFTOVER.matcher(n).matches()) dir.delete(n);
         }
@@ -267,6 +301,8 @@ public final class Checkpointer implements StateSink {
         Folder parent();
         /** This folder's own name. */
         String name();
+        /** Whether {@code other} is this folder (another spelling of its path included). */
+        boolean sameAs(Folder other);
         List<String> names();
         void put(String name, Checkpoint c) throws IOException;
         void delete(String name) throws IOException;
@@ -287,8 +323,25 @@ public final class Checkpointer implements StateSink {
             Path p = dir.toAbsolutePath().normalize().getParent();
             return p == null ? null : new LocalFolder(dir.getParent() != null ? dir.getParent() : p);
         }
-        @Override public void put(String name, Checkpoint c) throws IOException { c.save(dir.resolve(name)); }
+        /**
+         * Replaces an existing {@code name} that is a checkpoint, or that is any folder in a folder of
+         * checkpoints (one a killed copy left without its manifest: another run's, or damaged).
+         */
+        @Override
+        public void put(String name, Checkpoint c) throws IOException {
+            c.save(dir.resolve(name), existing -> Files.isRegularFile(existing.resolve(Checkpoint.MANIFEST)) || stranger(this) == null);
+        }
         @Override public void delete(String name) throws IOException { AtomicFiles.deleteTree(dir.resolve(name)); }
+
+        @Override
+        public boolean sameAs(Folder other) {
+            if (!(other instanceof LocalFolder o)) return false;
+            try {
+                return Files.isSameFile(dir, o.dir);
+            } catch (IOException e) {
+                return dir.toAbsolutePath().normalize().equals(o.dir.toAbsolutePath().normalize());   // one of them not there yet
+            }
+        }
         @Override public String toString() { return dir.toString(); }
 
         @Override
@@ -309,6 +362,7 @@ public final class Checkpointer implements StateSink {
         @Override public boolean isFile(String name) { return io(() -> fs.exists(child(name)) && !fs.isFolder(child(name))); }
         @Override public boolean writable() { return true; }
         @Override public String child(String name) { return uri.replaceAll("/+$", "") + "/" + name; }
+        @Override public boolean sameAs(Folder other) { return other instanceof RemoteFolder o && uri.replaceAll("/+$", "").equals(o.uri.replaceAll("/+$", "")); }
 
         @Override
         public String name() {

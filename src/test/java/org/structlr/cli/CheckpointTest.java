@@ -351,6 +351,66 @@ class CheckpointTest {
         return out;
     }
 
+    /**
+     * A checkpoint folder without its manifest (a copy or a save cut short) is a damaged checkpoint:
+     * the resume says so in one warning and continues from the one before; the incomplete folder is
+     * replaced when the run saves that iteration again, or deleted once the run's interval passes it
+     * (never kept as the one to fall back on). Before, the run failed on reaching that iteration.
+     */
+    @Test
+    void aCheckpointWithoutItsManifestIsReplacedOrDeleted() throws IOException {
+        Path ck = checkpoint(), copy = tmp.resolve("copy");
+        Path manifest = ck.resolve("iteration-000002").resolve(Checkpoint.MANIFEST);
+        Files.delete(manifest);
+        copyTree(ck, copy);
+        // the run's interval, 1: iteration 2 redone into the folder in place of the incomplete one
+        TrainPredictCommandTest.Run r = resume(ck, "3");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.err().startsWith("warning: " + manifest + ": missing: the checkpoint is incomplete"), r.err());
+        assertTrue(r.err().contains("resuming from the one before, " + ck.resolve("iteration-000001")), r.err());
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertEquals(List.of("iteration-000002", "iteration-000003"), TrainPredictCommandTest.list(ck));
+        assertEquals(2, Checkpoint.load(ck.resolve("iteration-000002")).state().iteration(), "the redone iteration 2, complete");
+        // every 3rd: nothing saved at 2; the incomplete one is deleted, the one resumed from kept to fall back on
+        r = resume(copy, "3", "--checkpoint-every", "3");
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("iteration-000001", "iteration-000003"), TrainPredictCommandTest.list(copy));
+        assertEquals(3, Checkpoint.load(copy).state().iteration());
+    }
+
+    /**
+     * A new run into a folder of an earlier run's checkpoints replaces them once its first is in
+     * place, newer iterations included, so a resume continues the new run. (Before, the two newest
+     * were kept whichever run wrote them: the new run's checkpoints were deleted as soon as written
+     * and a resume silently continued the earlier run.)
+     */
+    @Test
+    void aNewRunReplacesTheCheckpointsOfAnEarlierRun() throws IOException {
+        Path ck = tmp.resolve("ck");
+        TrainPredictCommandTest.Run r = TrainPredictCommandTest.run(args("train", "--data", data.toString(), "--iterations", "4",
+                "--checkpoint", ck.toString(), "--checkpoint-every", "2"));
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("iteration-000002", "iteration-000004"), TrainPredictCommandTest.list(ck));
+        r = TrainPredictCommandTest.run(args("train", "--data", data.toString(), "--iterations", "3", "--checkpoint", ck.toString(),
+                "--checkpoint-every", "1"));
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("iteration-000002", "iteration-000003"), TrainPredictCommandTest.list(ck));
+        Checkpoint c = Checkpoint.load(ck);
+        assertEquals(3, c.state().iteration());
+        assertEquals(3, c.settings().iterations(), "the new run's");
+        assertEquals(3, Checkpoint.load(ck.resolve("iteration-000002")).settings().iterations(), "the one before is the new run's too");
+        // a resume redirected into a folder of another run's checkpoints replaces them the same way
+        Path other = tmp.resolve("other");
+        r = TrainPredictCommandTest.run(args("train", "--data", data.toString(), "--iterations", "6", "--checkpoint", other.toString(),
+                "--checkpoint-every", "5"));
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("iteration-000005", "iteration-000006"), TrainPredictCommandTest.list(other));
+        r = resume(ck, "4", "--checkpoint", other.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(List.of("iteration-000004"), TrainPredictCommandTest.list(other));
+        assertEquals(List.of("iteration-000002", "iteration-000003"), TrainPredictCommandTest.list(ck), "the folder resumed from is left as it was");
+    }
+
     /** A save killed part way leaves a temporary sibling: the next run into the same folder deletes it and goes on. */
     @Test
     void leftoversOfAKilledSaveAreCleanedUp() throws IOException {
