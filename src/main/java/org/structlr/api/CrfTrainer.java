@@ -21,7 +21,6 @@ import org.structlr.learn.VoidForm;
 import org.structlr.learn.Training;
 import org.structlr.metrics.Validation;
 import org.structlr.model.RegionLayout;
-import org.structlr.oracle.ClassOption;
 import org.structlr.oracle.FunctionSpec;
 import org.structlr.schedule.Schedules;
 
@@ -66,8 +65,8 @@ public final class CrfTrainer {
     private final RegionLayout regions;
 
     private CrfTrainer(Builder b) {
-        this.unary = FunctionSpec.unary(b.unary, b.unaryOptions);
-        this.pairwise = FunctionSpec.pairwise(b.pairwise, b.pairwiseOptions);
+        this.unary = spec(b.unary, true, b.unaryOptions, b.from == null ? null : b.from.unary());
+        this.pairwise = spec(b.pairwise, false, b.pairwiseOptions, b.from == null ? null : b.from.pair());
         EngineChoice engine;
         try {
             engine = EngineChoice.parse(b.engine);
@@ -121,8 +120,6 @@ public final class CrfTrainer {
         LearnSettings s = cp.settings();
         b.unary = cp.unaryKind();
         b.pairwise = cp.pairKind();
-        b.unaryOptions.putAll(texts(cp.unary()));
-        b.pairwiseOptions.putAll(texts(cp.pair()));
         b.iterations = s.iterations();
         b.eps = s.eps();
         b.sweeps = s.sweepsPerFit();
@@ -144,14 +141,13 @@ public final class CrfTrainer {
         return b;
     }
 
-    /** Option values as the text {@link Builder#unaryOption} takes. */
-    private static Map<String, String> texts(FunctionSpec spec) {
-        Map<String, String> out = new LinkedHashMap<>();
-        Map<String, Object> values = spec.options().values();
-        for (ClassOption<?> o : spec.functionClass().options()) {
-            if (values.containsKey(o.name())) out.put(o.name(), o.format(values.get(o.name())));
-        }
-        return out;
+    /**
+     * The class {@code name} with the options given; resuming the same class, on top of the
+     * checkpoint's values ({@code resumed}), which decide whether a given option applies.
+     */
+    private static FunctionSpec spec(String name, boolean unary, Map<String, String> given, FunctionSpec resumed) {
+        boolean same = resumed != null && resumed.name().equals(org.structlr.oracle.FunctionClasses.get(name).name());
+        return FunctionSpec.of(name, unary, given, same ? resumed.options().texts() : Map.of());
     }
 
     private void checkResumable(Checkpoint cp) {

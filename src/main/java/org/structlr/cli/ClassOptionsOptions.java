@@ -3,6 +3,7 @@ package org.structlr.cli;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.structlr.data.BadInputException;
+import org.structlr.oracle.ClassOptions;
 import org.structlr.oracle.FunctionSpec;
 import picocli.CommandLine.Option;
 
@@ -66,25 +67,42 @@ final class ClassOptionsOptions {
 
     /** The unary class {@code kind} with the given options; a bad one is a usage error naming the option. */
     FunctionSpec unary(String kind) {
-        return spec(unaryNet != null ? "--unary-net" : "--unary-option", kind, true, unaryGiven());
+        return spec(kind, true, unaryGiven(), null);
     }
 
     /** The pairwise class {@code kind} with the given options; a bad one is a usage error naming the option. */
     FunctionSpec pairwise(String kind) {
-        return spec(pairwiseNet != null ? "--pairwise-net" : "--pairwise-option", kind, false, pairwiseGiven());
+        return spec(kind, false, pairwiseGiven(), null);
     }
 
-    private static FunctionSpec spec(String option, String kind, boolean unary, Map<String, String> given) {
-        if (option.endsWith("-net") && !kind.equals("fcn")) {
-            throw new BadInputException("option '" + option + "' needs --" + (unary ? "unary" : "pairwise") + " fcn, not " + kind);
+    /**
+     * The unary class of {@code resumed} (a checkpoint's) with the options given on top of its values,
+     * which decide whether a given option applies (depth given to resume an arch=unet run does).
+     */
+    FunctionSpec unary(FunctionSpec resumed) {
+        return spec(resumed.name(), true, unaryGiven(), resumed);
+    }
+
+    /** As {@link #unary(FunctionSpec)} for the pairwise class. */
+    FunctionSpec pairwise(FunctionSpec resumed) {
+        return spec(resumed.name(), false, pairwiseGiven(), resumed);
+    }
+
+    private FunctionSpec spec(String kind, boolean unary, Map<String, String> given, FunctionSpec resumed) {
+        String netOption = unary ? "--unary-net" : "--pairwise-net", optionOption = unary ? "--unary-option" : "--pairwise-option";
+        boolean netGiven = (unary ? unaryNet : pairwiseNet) != null;
+        if (netGiven && !kind.equals("fcn")) {
+            throw new BadInputException("option '" + netOption + "' needs --" + (unary ? "unary" : "pairwise") + " fcn, not " + kind);
         }
         try {
-            return FunctionSpec.of(kind, unary, given);
-        } catch (IllegalArgumentException e) {
+            return resumed == null ? FunctionSpec.of(kind, unary, given) : FunctionSpec.of(kind, unary, given, resumed.options().texts());
+        } catch (ClassOptions.Refused e) {
             String m = e.getMessage();
             // a file's own problem reads "FILE: problem" on its own line
-            if (option.endsWith("-net") && m.startsWith("fcn option 'net': ")) throw new BadInputException(m.substring("fcn option 'net': ".length()));
-            throw new BadInputException("option '" + option + "': " + m);
+            if (netGiven && e.option().equals("net") && m.startsWith("fcn option 'net': ")) throw new BadInputException(m.substring("fcn option 'net': ".length()));
+            // the flag that gave the option: --unary-net (net), --freeze (freeze beside a network file), else --unary-option
+            String flag = netGiven && e.option().equals("net") ? netOption : netGiven && freeze != null && e.option().equals("freeze") ? "--freeze" : optionOption;
+            throw new BadInputException("option '" + flag + "': " + m);
         }
     }
 }

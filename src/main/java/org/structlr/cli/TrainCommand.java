@@ -174,7 +174,9 @@ final class TrainCommand implements Callable<Integer> {
             throw new BadInputException("option '--engine " + engine.engine + "' does not go with --spark yet: the Spark learner runs"
                     + " --engine auto; train without --spark to name an engine");
         }
-        FunctionSpec unarySpec = classOptions.unary(unary), pairSpec = classOptions.pairwise(pairwise);
+        // resumed: the options given on top of the checkpoint's, which decide whether a given one applies
+        FunctionSpec unarySpec = from == null ? classOptions.unary(unary) : classOptions.unary(from.unary()),
+                pairSpec = from == null ? classOptions.pairwise(pairwise) : classOptions.pairwise(from.pair());
         if (from != null) {
             unarySpec = agreeOptions("--unary-option", classOptions.unaryGiven(), unarySpec, from.unary());
             pairSpec = agreeOptions("--pairwise-option", classOptions.pairwiseGiven(), pairSpec, from.pair());
@@ -449,6 +451,7 @@ final class TrainCommand implements Callable<Integer> {
     }
 
     private static String showOption(Object v) {
+        if (v == null) return "(does not apply)";
         return v instanceof List<?> l ? String.join(",", l.stream().map(String::valueOf).toList()) : String.valueOf(v);
     }
 

@@ -354,6 +354,15 @@ public final class Experiment {
         Map<String, Object> had = new java.util.LinkedHashMap<>(model.settings());
         had.putIfAbsent("engine", "auto"); // pairs trained before --engine ran Engines' choice
         had.putIfAbsent("voidForm", org.structlr.learn.VoidForm.RECORDED_BEFORE.label()); // pairs trained before --void-form
+        // the options as this build records them: defaults where none were recorded, those that do not apply left out
+        for (String role : List.of("unary", "pairwise")) {
+            try {
+                had.put(role + "Options", FunctionSpec.recorded(String.valueOf(had.get(role)), role.equals("unary"),
+                        new ObjectMapper().valueToTree(had.get(role + "Options"))).options().values());
+            } catch (IllegalArgumentException e) {
+                // not options this build reads: compared as recorded, and refused below as other settings
+            }
+        }
         if (!sameSettings(want, had)) {
             throw new BadInputException(dir, "was trained with other settings " + model.settings() + ", not " + want
                     + ": --resume continues a table with the same settings; use another --out");

@@ -14,10 +14,11 @@ import java.util.Set;
 /**
  * The values of the options one {@link FunctionClass} declares ({@link FunctionClass#options()}),
  * for one role (a unary or a pairwise factor type): every declared option that applies
- * ({@link FunctionClass#applies}), given or at its default, checked when made. These are the settings
+ * ({@link FunctionClass#inapplicable}), given or at its default, checked when made. These are the settings
  * that change a fit beyond the seed and thread count, so models and checkpoints record
  * {@link #values()} and a resume compares them ({@link #equals}); an option that does not apply with
- * the others' values (fcn's built-in architecture beside an own network) is left out of both.
+ * the others' values ({@link FunctionClass#inapplicable}: fcn's depth beside arch=dilated, its
+ * built-in architecture beside an own network) is left out of both, and refused when given.
  * Immutable and serialisable (the Spark learner ships oracles made from them).
  */
 public final class ClassOptions implements Serializable {
@@ -49,21 +50,35 @@ public final class ClassOptions implements Serializable {
     /**
      * The options of {@code c} for the role: {@code given} (name to text, e.g. from
      * {@code --unary-option NAME=VALUE}) read and checked, the others at their defaults; those that
-     * do not apply with these values ({@link FunctionClass#applies}) then left out.
+     * do not apply with these values ({@link FunctionClass#inapplicable}) then left out.
      *
-     * @throws IllegalArgumentException naming the class and the option: a name {@code c} does not
-     *         declare (the message lists the ones it does), or a value its option refuses
+     * @throws Refused naming the class and the option: a name {@code c} does not declare (the
+     *         message lists the ones it does), a value its option refuses, or an option given that
+     *         does not apply with the others' values (it would change nothing)
      */
     public static ClassOptions of(FunctionClass c, boolean unary, Map<String, String> given) {
+        return of(c, unary, given, Map.of());
+    }
+
+    /**
+     * As {@link #of(FunctionClass, boolean, Map)} on top of the values {@code recorded} (name to
+     * text; a model's, a checkpoint's): an option in {@code given} replaces the recorded value, one in
+     * neither is at its default. A recorded option that does not apply is left out without a word
+     * (older builds recorded every option); a given one is refused.
+     */
+    public static ClassOptions of(FunctionClass c, boolean unary, Map<String, String> given, Map<String, String> recorded) {
         List<ClassOption<?>> declared = declared(c);
         Map<String, ClassOption<?>> byName = new LinkedHashMap<>();
         for (ClassOption<?> o : declared) byName.put(o.name(), o);
         for (String k : given.keySet()) {
-            if (!byName.containsKey(k)) throw new IllegalArgumentException(unknown(c, k, declared));
+            if (!byName.containsKey(k)) throw new Refused(k, unknown(c, k, declared));
+        }
+        for (String k : recorded.keySet()) {
+            if (!byName.containsKey(k)) throw new Refused(k, unknown(c, k, declared));
         }
         LinkedHashMap<String, Object> values = new LinkedHashMap<>();
         for (ClassOption<?> o : declared) {
-            String text = given.get(o.name());
+            String text = given.containsKey(o.name()) ? given.get(o.name()) : recorded.get(o.name());
             Object v;
             if (text == null) {
                 v = o.defaultValue(unary);
@@ -71,14 +86,19 @@ public final class ClassOptions implements Serializable {
                 try {
                     v = o.parse(text);
                 } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException(c.name() + " option '" + o.name() + "': " + e.getMessage(), e);
+                    throw new Refused(o.name(), c.name() + " option '" + o.name() + "': " + e.getMessage(), e);
                 }
             }
             values.put(o.name(), v);
         }
         ClassOptions all = new ClassOptions(c.name(), unary, values, Set.of());
         java.util.LinkedHashSet<String> inapplicable = new java.util.LinkedHashSet<>();
-        for (ClassOption<?> o : declared) if (!c.applies(o, all)) inapplicable.add(o.name());
+        for (ClassOption<?> o : declared) {
+            String why = c.inapplicable(o, all);
+            if (why == null) continue;
+            if (given.containsKey(o.name())) throw new Refused(o.name(), c.name() + " option '" + o.name() + "' does not apply: " + why);
+            inapplicable.add(o.name());
+        }
         if (inapplicable.isEmpty()) return all;
         LinkedHashMap<String, Object> applying = new LinkedHashMap<>(values);
         applying.keySet().removeAll(inapplicable);
@@ -88,20 +108,57 @@ public final class ClassOptions implements Serializable {
     /**
      * The options recorded as {@link #values()} in a JSON object (a model, a checkpoint), read back
      * as {@link #of} reads text; a missing or null {@code recorded} or a missing key means the
-     * default (files written before the option existed).
+     * default (files written before the option existed), and a recorded option that does not apply
+     * is left out (files written before structlr left such options out).
      *
      * @throws IllegalArgumentException as {@link #of}
      */
     public static ClassOptions fromJson(FunctionClass c, boolean unary, JsonNode recorded) {
-        Map<String, String> given = new LinkedHashMap<>();
+        return of(c, unary, Map.of(), texts(c, recorded));
+    }
+
+    /** The values of a JSON object of options as the texts {@link #of} reads (empty for a missing or null one). */
+    private static Map<String, String> texts(FunctionClass c, JsonNode recorded) {
+        Map<String, String> out = new LinkedHashMap<>();
         if (recorded != null && !recorded.isNull() && !recorded.isMissingNode()) {
             if (!recorded.isObject()) throw new IllegalArgumentException(c.name() + " options: expected a JSON object, got " + recorded);
             for (Iterator<Map.Entry<String, JsonNode>> it = recorded.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
-                given.put(e.getKey(), text(e.getValue()));
+                out.put(e.getKey(), text(e.getValue()));
             }
         }
-        return of(c, unary, given);
+        return out;
+    }
+
+    /** These values as the texts {@link #of} reads back to them. */
+    public Map<String, String> texts() {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Map.Entry<String, Object> e : values.entrySet()) out.put(e.getKey(), show(e.getValue()));
+        return out;
+    }
+
+    /**
+     * An option refused ({@link #of}): an unknown name, a bad value, or one that does not apply;
+     * {@link #option()} names it, so a caller can say which of its own flags gave it.
+     */
+    public static final class Refused extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+        private final String option;
+
+        Refused(String option, String message) {
+            super(message);
+            this.option = option;
+        }
+
+        Refused(String option, String message, Throwable cause) {
+            super(message, cause);
+            this.option = option;
+        }
+
+        /** The name of the option refused. */
+        public String option() {
+            return option;
+        }
     }
 
     private static String text(JsonNode n) {

@@ -70,13 +70,14 @@ public interface FunctionClass {
     }
 
     /**
-     * Whether {@code option} (one of {@link #options()}) changes a fit given the values of all of
-     * them, {@code values} (each given or at its default): one that does not is left out of
-     * {@link ClassOptions#values()}, so models and checkpoints record, and resumes compare, only what
-     * applies. Every option applies by default.
+     * Why {@code option} (one of {@link #options()}) changes nothing in a fit given the values of all
+     * of them, {@code values} (each given or at its default), e.g. "arch is dilated; depth sets the
+     * levels of arch=unet"; null when it applies (the default: every option applies). An option that
+     * does not apply is left out of {@link ClassOptions#values()}, so models and checkpoints record,
+     * and resumes compare, only what applies; giving one is refused with this reason.
      */
-    default boolean applies(ClassOption<?> option, ClassOptions values) {
-        return true;
+    default String inapplicable(ClassOption<?> option, ClassOptions values) {
+        return null;
     }
 
     /**

@@ -50,6 +50,16 @@ public final class FunctionSpec implements Serializable {
         return new FunctionSpec(c.name(), ClassOptions.of(c, unary, options == null ? Map.of() : options));
     }
 
+    /**
+     * The class {@code name} with the options {@code given} on top of the values {@code recorded}
+     * (name to text, a checkpoint's: {@link ClassOptions#texts()}), see
+     * {@link ClassOptions#of(FunctionClass, boolean, Map, Map)}.
+     */
+    public static FunctionSpec of(String name, boolean unary, Map<String, String> given, Map<String, String> recorded) {
+        FunctionClass c = FunctionClasses.get(name);
+        return new FunctionSpec(c.name(), ClassOptions.of(c, unary, given, recorded));
+    }
+
     /** The class {@code name} with the options recorded in a model or checkpoint ({@link ClassOptions#fromJson}). */
     public static FunctionSpec recorded(String name, boolean unary, com.fasterxml.jackson.databind.JsonNode options) {
         FunctionClass c = FunctionClasses.get(name);

@@ -221,4 +221,55 @@ class OwnNetworkCommandTest {
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("freeze 9 leaves no layer with parameters to train"), r.err());
     }
+    /**
+     * An fcn option given where it changes nothing is one error line naming the flag, the option and
+     * why, exit 2, before any work (nothing written). The model and the checkpoints record only the
+     * options that apply; a resume takes a given option where the checkpoint's values make it apply,
+     * and a checkpoint whose manifest records every option (as older builds wrote) still resumes.
+     */
+    @Test
+    void optionsThatDoNotApplyAreRefusedAndNotRecorded() throws IOException {
+        Path model = tmp.resolve("M");
+        TrainPredictCommandTest.Run r = train("--unary-option", "depth=3", "--iterations", "1", "--output", model.toString());
+        TrainPredictCommandTest.assertUsageError(r, "option '--unary-option': fcn option 'depth' does not apply: arch is dilated");
+        r = train("--unary-option", "arch=unet", "--unary-option", "dilations=1,2", "--iterations", "1", "--output", model.toString());
+        TrainPredictCommandTest.assertUsageError(r, "option '--unary-option': fcn option 'dilations' does not apply: arch is unet");
+        r = train("--unary-net", zip.toString(), "--unary-option", "width=8", "--iterations", "1", "--output", model.toString());
+        TrainPredictCommandTest.assertUsageError(r, "option '--unary-option': fcn option 'width' does not apply: an own network (net)");
+        r = train("--unary-option", "freeze=0", "--iterations", "1", "--output", model.toString());
+        TrainPredictCommandTest.assertUsageError(r, "option '--unary-option': fcn option 'freeze' does not apply");
+        r = TrainPredictCommandTest.run("train", "--data", data.toString(), "--pairwise", "fcn", "--pairwise-option", "descent-check=false",
+                "--pairwise-option", "recovery=3", "--quiet", "--output", model.toString());
+        TrainPredictCommandTest.assertUsageError(r, "option '--pairwise-option': fcn option 'recovery' does not apply: descent-check is false");
+        assertFalse(Files.exists(model), "nothing written");
+
+        // a unet run records depth, not dilations, in its model and its checkpoint
+        Path ck = tmp.resolve("ck");
+        r = train("--unary-option", "arch=unet", "--unary-option", "depth=1", "--unary-option", "width=4", "--iterations", "1",
+                "--output", model.toString(), "--checkpoint", ck.toString());
+        assertEquals(0, r.code(), r.err());
+        List<String> unet = List.of("epochs", "batch", "arch", "width", "depth", "lr", "descent-check", "weight-decay", "recovery", "net");
+        ObjectMapper json = new ObjectMapper();
+        assertEquals(unet, fieldNames(json.readTree(model.resolve("model.json").toFile()).path("settings").path("unaryOptions")));
+        assertEquals(unet, fieldNames(json.readTree(ck.resolve("iteration-000001/checkpoint.json").toFile()).path("unaryOptions")));
+        // as an older build wrote it: every option recorded
+        org.structlr.learn.CheckpointerAccess.rewriteManifest(ck.resolve("iteration-000001"), m -> {
+            ((com.fasterxml.jackson.databind.node.ObjectNode) m.get("unaryOptions")).putArray("dilations").add(1).add(2).add(4).add(8);
+            ((com.fasterxml.jackson.databind.node.ObjectNode) m.get("unaryOptions")).put("freeze", 0);
+        });
+        // resumed: depth applies to the checkpoint's unet (taken: the same value), dilations does not (refused)
+        r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(), "--iterations", "3", "--quiet",
+                "--unary-option", "dilations=1");
+        TrainPredictCommandTest.assertUsageError(r, "option '--unary-option': fcn option 'dilations' does not apply: arch is unet");
+        r = TrainPredictCommandTest.run("train", "--resume", ck.toString(), "--data", data.toString(), "--iterations", "2", "--quiet",
+                "--unary-option", "depth=1");
+        assertEquals(0, r.code(), r.err());
+        assertEquals(unet, fieldNames(json.readTree(ck.resolve("iteration-000002/checkpoint.json").toFile()).path("unaryOptions")));
+    }
+
+    static List<String> fieldNames(JsonNode n) {
+        List<String> out = new ArrayList<>();
+        n.fieldNames().forEachRemaining(out::add);
+        return out;
+    }
 }

@@ -52,12 +52,12 @@ public final class FcnClass implements FunctionClass {
     static final ClassOption<Double> WEIGHT_DECAY = ClassOption.real("weight-decay", 0, 0, false,
             "decoupled weight decay per Adam step (times the step); 0 = none");
     static final ClassOption<Double> RECOVERY = ClassOption.real("recovery", FcnSettings.DEFAULT_RECOVERY, 1, false,
-            "after a fit accepted at its first try a halved step grows by this factor, up to lr");
+            "with descent-check: after a fit accepted at its first try a halved step grows by this factor, up to lr");
 
     /** The user's own network ({@code --unary-net FILE}); models and checkpoints record its SHA-256. */
     static final ClassOption<NetworkSource> NET = ClassOption.of("net", NetworkSource.NONE, "none, a FILE or sha256:HEX",
             "your own network instead of the built-in one: a DL4J ComputationGraph configuration (JSON) or model zip whose output"
-                    + " scores every pixel (arch, width, dilations and depth then do not apply, and are not recorded); recorded as its SHA-256", NetworkSource::parse);
+                    + " scores every pixel (arch, width, dilations and depth then do not apply); recorded as its SHA-256", NetworkSource::parse);
     static final ClassOption<Integer> FREEZE = ClassOption.integer("freeze", 0, 0,
             "with net: the first K layers of the network (in topological order) keep their parameters");
 
@@ -70,8 +70,14 @@ public final class FcnClass implements FunctionClass {
     private static final List<ClassOption<?>> BUILT_IN = List.of(ARCH, WIDTH, DILATIONS, DEPTH);
 
     @Override
-    public boolean applies(ClassOption<?> option, ClassOptions values) {
-        return !(BUILT_IN.contains(option) && values.get(NET).present());
+    public String inapplicable(ClassOption<?> option, ClassOptions values) {
+        boolean own = values.get(NET).present();
+        if (own && BUILT_IN.contains(option)) return "an own network (net) replaces the built-in one that " + option.name() + " shapes";
+        if (option == FREEZE && !own) return "it keeps layers of an own network fixed (net, --unary-net/--pairwise-net), and none is given";
+        if (option == DEPTH && values.get(ARCH).equals("dilated")) return "arch is dilated; depth sets the levels of arch=unet";
+        if (option == DILATIONS && values.get(ARCH).equals("unet")) return "arch is unet; dilations sets the convolutions of arch=dilated";
+        if (option == RECOVERY && !values.get(DESCENT_CHECK)) return "descent-check is false, so no step is ever halved to grow again";
+        return null;
     }
 
     @Override
@@ -89,10 +95,7 @@ public final class FcnClass implements FunctionClass {
     /** The own network the options name, or null (the built-in one). */
     static OwnNetwork ownNetwork(ClassOptions o) {
         NetworkSource net = o.get(NET);
-        if (!net.present()) {
-            if (o.get(FREEZE) > 0) throw new IllegalArgumentException("fcn option 'freeze' needs an own network (option 'net', --unary-net FILE)");
-            return null;
-        }
+        if (!net.present()) return null;   // freeze then does not apply (inapplicable): it was refused if given
         return new OwnNetwork(net, o.get(FREEZE));
     }
 

@@ -492,11 +492,13 @@ class FcnOracleTest {
         INDArray px = pixels(RAGGED, 3, 65, DataType.FLOAT);
         BiasedLogisticProblem p = problem(px, ImageRows.pixels(px, RAGGED), 2, 67);
         java.util.Map<String, String> given = java.util.Map.of("width", "4", "dilations", "1,2", "epochs", "1", "lr", "0.001",
-                "batch", "2", "descent-check", "false", "weight-decay", "0.01", "recovery", "1");
+                "batch", "2", "descent-check", "false", "weight-decay", "0.01");
         Oracle fromSpec = FunctionSpec.unary("fcn", given).create(3, 3, 1);
         FcnOracle direct = oracle(false, 4, new int[]{1, 2}, 1, 1e-3, 3).with(s -> s.batch(2)).with(s -> s.descentCheck(false))
-                .with(s -> s.weightDecay(0.01)).with(s -> s.recovery(1));
+                .with(s -> s.weightDecay(0.01));
         assertEquals(direct.describe(), fromSpec.describe());
+        assertTrue(FunctionSpec.unary("fcn", java.util.Map.of("recovery", "3")).create(3, 3, 1).describe().contains("step regrown x3.0"),
+                "recovery (with the descent check) reaches the oracle");
         assertArrayEquals(((ImageScoreFunction) direct.fit(p, null)).imageScores(px, RAGGED).toFloatMatrix(),
                 ((ImageScoreFunction) fromSpec.fit(p, null)).imageScores(px, RAGGED).toFloatMatrix());
         assertEquals(new FcnOracle(FcnSettings.builder(true).seed(9).build()).describe(), FunctionSpec.pairwise("fcn").create(3, 9, 1).describe(), "defaults");
