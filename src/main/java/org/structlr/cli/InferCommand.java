@@ -264,12 +264,11 @@ final class InferCommand implements Callable<Integer> {
         return Double.isFinite(v) ? v : null;
     }
 
-    /** Fails before any work when {@code out} cannot be an output file. */
+    /** Fails before any work when {@code out} cannot be an output file: its folder must exist ({@link CliChecks#output} for the rest). */
     static void checkWritable(Path out) {
-        Path dir = out.getParent();
-        if (Files.isDirectory(out)) throw new BadInputException(out, "output is a directory");
-        if (dir == null || !Files.isDirectory(dir)) throw new BadInputException(out, "output folder " + dir + " does not exist");
-        if (!Files.isWritable(dir)) throw new BadInputException(out, "output folder " + dir + " is not writable");
+        Path dir = out.toAbsolutePath().getParent();
+        if (dir != null && !Files.exists(dir)) throw new BadInputException(out, "cannot write --output: folder " + dir + " does not exist");
+        CliChecks.output("--output", out, false);
     }
 
     /** Writes {@code bytes} to {@code out} through {@link AtomicFiles} (kept for BenchCommand). */
