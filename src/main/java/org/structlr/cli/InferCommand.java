@@ -105,9 +105,11 @@ final class InferCommand implements Callable<Integer> {
     @Option(names = "--decode", paramLabel = "DECODER", defaultValue = "search",
             description = "How labels are decoded: argmax = of the final beliefs; best = best energy over the sweeps' argmaxes; "
                     + "icm = best, then ICM local search; round = also rounding that fixes the most confident variables in blocks "
-                    + "and re-runs a few sweeps, then ICM (the better of round and icm); search = round, then eps annealed towards "
-                    + "0.001 with warm messages, frustrated cycles added as regions, and local search (forest moves, fusion, "
-                    + "iterated local search) until the time limit or nothing improves. One of ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+                    + "and re-runs a few sweeps, then ICM (the better of round and icm); search = first exact variable elimination "
+                    + "where its tables fit (a proven MAP; with --time-limit in at most a quarter of it), else round, then eps annealed towards "
+                    + "0.001 with warm messages, frustrated cycles added as regions, and local search (forest moves, elimination moves "
+                    + "on blocks, fusion, iterated local search) until nothing improves, with --time-limit restarted until the limit. "
+                    + "One of ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     Decoder decode;
 
     @Option(names = "--time-limit", paramLabel = "SECONDS",

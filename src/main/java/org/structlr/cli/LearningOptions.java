@@ -6,10 +6,10 @@ import picocli.CommandLine.Option;
 
 /** The learner's settings other than the iteration count, shared by train and experiment. */
 final class LearningOptions {
-    @Option(names = "--eps", defaultValue = "0.1", description = "Entropy smoothing eps (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--eps", paramLabel = "EPS", defaultValue = "0.1", description = "Entropy smoothing eps, > 0 (default: ${DEFAULT-VALUE}).")
     double eps;
 
-    @Option(names = "--sweeps", defaultValue = "25", description = "Message-passing sweeps after each oracle fit (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--sweeps", paramLabel = "N", defaultValue = "25", description = "Message-passing sweeps after each oracle fit (default: ${DEFAULT-VALUE}).")
     int sweeps;
 
     @Option(names = "--eval-sweeps", defaultValue = "auto", paramLabel = "N|auto", converter = EvalSweeps.class,
@@ -39,7 +39,8 @@ final class LearningOptions {
                     + " the iterations between are not evaluated (default: iterations / 20, at least 1: every 5th of 100).")
     Integer evalEvery;
 
-    @Option(names = "--seed", defaultValue = "1", description = "Seed of every random choice (and of generated data) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "1",
+            description = "Seed of every random choice (experiment: also of the generated data) (default: ${DEFAULT-VALUE}).")
     long seed;
 
     @Option(names = "--void-form", defaultValue = "clamped", paramLabel = "simple|clamped", converter = VoidForms.class,

@@ -47,10 +47,10 @@ import picocli.CommandLine.Spec;
  * Every input is read and checked before anything is written; each output file appears atomically.
  */
 @Command(name = "predict", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Label new examples with a trained model: .npz in, .npz out with 'labels' [V] and 'marginals' [V, L];",
-                "or images (.png, .jpg, .jpeg; any size, colour or grey) in, a mask PNG of the image's own size out (white = label 1).",
-                "Images are area-averaged to the working size (--size), featurised there (--features), and the predicted",
-                "probabilities resized back bilinearly; each pixel takes its most probable label."})
+        description = {"Label new examples with a trained model: .npz in, .npz out with 'labels' [V] and 'marginals' [V, L];"
+                + " or images (.png, .jpg, .jpeg; any size, colour or grey) in, a PNG of the image's own size out (--format).",
+                "Images are area-averaged to the model's working size (--size, --longest or --own-size), featurised there (--features),"
+                + " and the predicted probabilities resized back bilinearly; each pixel takes its most probable label."})
 final class PredictCommand implements Callable<Integer> {
     @Option(names = "--model", converter = PathConverter.class, required = true, paramLabel = "MODEL", description = "A model folder written by train.")
     Path model;
@@ -70,7 +70,8 @@ final class PredictCommand implements Callable<Integer> {
     Path probabilities;
 
     @Option(names = "--format", defaultValue = "mask", paramLabel = "KIND",
-            description = "Images only: what --output holds: mask (grey, label 1 white), index (the class indices as a palette PNG with the"
+            description = "Images only: what --output holds: mask (grey: label k at 255 k / (L - 1), so with two labels 0 black and 1 white),"
+                    + " index (the class indices as a palette PNG with the"
                     + " class colours: Pascal VOC's convention) or color (each pixel its class's colour) (default: ${DEFAULT-VALUE}).")
     String format;
 
@@ -82,7 +83,7 @@ final class PredictCommand implements Callable<Integer> {
     // set's horses-data.json), else to horses-data's defaults: see resolveRecipe.
     @Option(names = "--features", paramLabel = "KIND",
             description = "Images only: the unary features the model was trained on, handmade (42) or patch (3 k^2), "
-                    + "as in horses-data (default: the model's image recipe, else handmade).")
+                    + "as in horses-data and images-data (default: the model's image recipe, else handmade).")
     String features;
 
     @Option(names = "--size", paramLabel = "HxW",

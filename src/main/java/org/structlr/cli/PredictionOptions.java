@@ -11,11 +11,12 @@ final class PredictionOptions {
     @picocli.CommandLine.Mixin
     EngineOptions engine = new EngineOptions();
 
-    @Option(names = "--iterations", defaultValue = "500", description = "Most message-passing sweeps (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--iterations", paramLabel = "N", defaultValue = "500", description = "Most message-passing sweeps (default: ${DEFAULT-VALUE}).")
     int iterations;
 
-    @Option(names = "--tolerance", defaultValue = "1e-5",
-            description = "Stop when |duality gap| per variable is below this (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--tolerance", paramLabel = "GAP", defaultValue = "1e-5",
+            description = "Stop when |duality gap| per variable, checked every " + org.structlr.model.Predictor.CHECK_EVERY
+                    + " sweeps, is at most this (default: ${DEFAULT-VALUE}).")
     double tolerance;
 
     void check() {

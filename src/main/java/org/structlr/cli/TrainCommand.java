@@ -58,7 +58,8 @@ final class TrainCommand implements Callable<Integer> {
                     + " Recorded in the model; predict and evaluate use them (default: ${DEFAULT-VALUE}).")
     org.structlr.model.RegionLayout regions;
 
-    @Option(names = "--iterations", defaultValue = "100", description = "Learning iterations (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--iterations", paramLabel = "N", defaultValue = "100",
+            description = "Learning iterations, each the oracle fits of every factor type, then message passing (default: ${DEFAULT-VALUE}).")
     int iterations;
 
     @Mixin
@@ -82,7 +83,8 @@ final class TrainCommand implements Callable<Integer> {
     Path exampleWeights;
 
     @Option(names = "--output", paramLabel = "MODEL", converter = PathConverter.class,
-            description = "Folder to save the trained model in (a path or a file: URI).")
+            description = "Folder to save the trained model in (a path or a file: URI; in the -Pspark build any Hadoop URI);"
+                    + " a model folder already there is replaced once the new one is complete.")
     Path output;
 
     @Option(names = "--report", paramLabel = "FILE.json",
@@ -110,7 +112,8 @@ final class TrainCommand implements Callable<Integer> {
 
     @Option(names = "--checkpoint", paramLabel = "DIR", converter = Location.CheckpointConverter.class,
             description = "Save the learner's whole state into this folder after every --checkpoint-every iterations and after the last"
-                    + " (one complete iteration-NNNNNN folder at a time, the previous kept until it is in place), for --resume."
+                    + " (one complete iteration-NNNNNN folder at a time; the two newest are kept), for --resume. The folder holds"
+                    + " this run's checkpoints only: an earlier run's there are deleted once this run's first is in place."
                     + " With --resume: the folder resumed from unless given. In the -Pspark build also a Hadoop URI.")
     Location checkpoint;
 
@@ -119,9 +122,11 @@ final class TrainCommand implements Callable<Integer> {
     int checkpointEvery;
 
     @Option(names = "--resume", paramLabel = "DIR", converter = Location.CheckpointConverter.class,
-            description = "Continue the run saved in this checkpoint folder (its latest checkpoint) on the same --data: the classes and their"
-                    + " options, eps, sweeps, evaluation settings, schedule and seed are the checkpoint's (giving a different one is an error), and so are"
-                    + " the threads unless --threads is given; --iterations sets the new total (default: the checkpoint's)."
+            description = "Continue the run saved in this checkpoint folder (its newest checkpoint; when that is damaged, the one before,"
+                    + " with a warning), or in one of its iteration-NNNNNN folders, on the same --data: the classes and their options,"
+                    + " --regions, eps, sweeps, evaluation settings, --void-form, schedule, engine, seed and weights are the checkpoint's"
+                    + " (giving a different one is an error), and so are the threads unless --threads is given; --iterations sets the"
+                    + " new total (default: the checkpoint's)."
                     + " The run goes on checkpointing into this folder as often as the run it continues (--checkpoint and"
                     + " --checkpoint-every change that). The result equals an uninterrupted run's with the same options."
                     + " In the -Pspark build also a Hadoop URI.")

@@ -213,5 +213,5 @@ public final class Predictor {
     }
 
     /** Sweeps between two gap checks (as {@link #defaultStop}). */
-    static final int CHECK_EVERY = 10;
+    public static final int CHECK_EVERY = 10;
 }
