@@ -10,7 +10,7 @@ import org.nd4j.linalg.factory.Nd4j;
  * The rows of 2-D ND4J arrays at one fixed list of row indices that is used again and again (a
  * batch's edges of one pairwise type, its labelled rows): {@code out[k] = a[rows[k]]}. On the CPU
  * backend by ND4J's {@code pullRows}, which reads the Java ints in place (rows of 159,200 of 318,400
- * edges with 4 entries: pullRows 15.5 ms, Gather 83.3 ms, mean of 60 calls, one thread); on CUDA
+ * edges with 4 entries: pullRows 15.5 ms, Gather 83.3 ms, mean of 60 calls, one thread, load 15); on CUDA
  * {@code pullRows} would send the Java index array to the device on every call, so there a
  * {@code Gather} op reads an index array made on first use and kept, with the arrays, on the
  * device. Both copy the same values (bit for bit, {@code RowGatherTest}).
