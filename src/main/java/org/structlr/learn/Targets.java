@@ -6,7 +6,7 @@ import org.nd4j.linalg.api.ops.impl.shape.Gather;
 import org.nd4j.linalg.factory.Nd4j;
 import org.nd4j.linalg.indexing.NDArrayIndex;
 import org.structlr.data.Example;
-import org.structlr.inference.engines.Engines;
+import org.structlr.memory.Device;
 import org.structlr.memory.RowGather;
 import org.structlr.model.ExampleBatch;
 import org.structlr.oracle.BiasedLogisticProblem;
@@ -275,7 +275,7 @@ public final class Targets {
      * demo's 160,000 + 316,800 entries, measured; the reads take milliseconds).
      */
     double score(INDArray thetaU, INDArray thetaP) {
-        if (Engines.cudaBackend()) return picked(thetaU, truthU) + picked(thetaP, truthP);
+        if (Device.cuda()) return picked(thetaU, truthU) + picked(thetaP, truthP);
         return pickedInPlace(thetaU, truthUHost) + pickedInPlace(thetaP, truthPHost);
     }
 

@@ -2,7 +2,6 @@ package org.structlr.memory;
 
 import java.util.Arrays;
 import org.nd4j.linalg.api.ndarray.INDArray;
-import org.nd4j.linalg.api.ops.executioner.OpExecutioner;
 import org.nd4j.linalg.api.ops.impl.shape.Gather;
 import org.nd4j.linalg.factory.Nd4j;
 
@@ -42,7 +41,7 @@ public final class RowGather {
 
     /** {@code [size(), a.size(1)]}: the rows of {@code a} at the indices, in their order, in {@code a}'s data type; a new array. */
     public INDArray from(INDArray a) {
-        return from(a, !cudaBackend());
+        return from(a, !Device.cuda());
     }
 
     /**
@@ -58,10 +57,5 @@ public final class RowGather {
         INDArray idx = deviceIndex;
         if (idx == null) deviceIndex = idx = Nd4j.createFromArray(rows);   // a race makes it twice, the same values
         return Nd4j.exec(new Gather(a, idx, 0))[0];
-    }
-
-    /** True when ND4J runs on CUDA (the test {@code inference.engines.Engines.cudaBackend} makes; this room lies below it). */
-    static boolean cudaBackend() {
-        return Nd4j.getExecutioner().type() == OpExecutioner.ExecutionerType.CUDA;
     }
 }

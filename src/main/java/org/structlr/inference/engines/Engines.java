@@ -10,12 +10,12 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.nd4j.linalg.api.buffer.DataType;
-import org.nd4j.linalg.api.ops.executioner.OpExecutioner;
 import org.nd4j.linalg.factory.Nd4j;
 import org.structlr.graph.Coloring;
 import org.structlr.graph.FactorGraph;
 import org.structlr.graph.GridBatch;
 import org.structlr.graph.Grids;
+import org.structlr.memory.Device;
 
 /**
  * Builds the inference engine for a graph: the one place that knows which engines exist and the
@@ -96,14 +96,9 @@ public final class Engines {
         return ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
     }
 
-    /** True when ND4J runs on a GPU (then the ND4J engines are the fast ones). */
-    public static boolean cudaBackend() {
-        return Nd4j.getExecutioner().type() == OpExecutioner.ExecutionerType.CUDA;
-    }
-
     /** True when the fused CPU engine is the one to use: the Vector API is there and ND4J is on the CPU. */
     public static boolean fusedAvailable() {
-        if (cudaBackend()) return false;
+        if (Device.cuda()) return false;
         if (vectorApiPresent()) return true;
         if (WARNED.compareAndSet(false, true)) {
             System.err.println("note: the Vector API is not loaded (start java with --add-modules jdk.incubator.vector);"
@@ -156,7 +151,7 @@ public final class Engines {
             // graphs with regions: the loop engine on the CPU whatever the size (patch model of 4 + 4 denoising images of
             // 32 x 32, 317,000 entries, 3 learning iterations: loop 10.2 s, ND4J 117.2 s; bench/regions, load 8-12)
             case AUTO -> grids != null ? (fusedAvailable() ? EngineChoice.FUSED : EngineChoice.ND4J)
-                    : !cudaBackend() && (graph.hasRegions() || entries(graph) <= SMALL_GRAPH
+                    : !Device.cuda() && (graph.hasRegions() || entries(graph) <= SMALL_GRAPH
                             || entries(graph) < ENTRIES_PER_OP * nd4jOpsPerSweep(graph)) ? EngineChoice.LOOP : EngineChoice.ND4J;
             case FUSED -> {
                 if (grids == null) {
