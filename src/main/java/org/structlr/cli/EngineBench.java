@@ -208,12 +208,22 @@ final class EngineBench {
                 stolenShare(ticks0, machineTicks()), "");
     }
 
-    /** A fused row on several threads gets its speed-up over the 1-thread row of the same case and sweeps per call (wall clock) in its note. */
+    /**
+     * A fused row on several threads gets its speed-up over the 1-thread row of the same case and
+     * sweeps per call in its note: on the wall clock, per CPU-second, and the cores each row's
+     * median run had (CPU-seconds per second). Wall ratio = per-CPU-second ratio x (cores of the
+     * threaded run / cores of the 1-thread run), so a reader sees whether a low ratio is the engine
+     * (per CPU-second below 1) or the host (fewer cores than threads).
+     */
     static Row withSpeedUp(Row r, List<Row> before) {
         if (r.sweeps() == 0 || r.note().startsWith("failed") || !r.engine().startsWith("fused") || !r.engine().endsWith(" threads")) return r;
         for (Row one : before) {
             if (one.c() == r.c() && one.perCall() == r.perCall() && one.sweeps() > 0 && one.engine().startsWith("fused") && one.engine().endsWith(" 1 thread")) {
                 String speedUp = String.format(Locale.ROOT, "%.2fx 1 thread", r.updatesPerSecond() / one.updatesPerSecond());
+                if (r.cpuSeconds() > 0 && one.cpuSeconds() > 0) {
+                    speedUp += String.format(Locale.ROOT, ", %.2fx per CPU-second (cores in use %.2f against %.2f)",
+                            r.updatesPerCpuSecond() / one.updatesPerCpuSecond(), r.cpuSeconds() / r.seconds(), one.cpuSeconds() / one.seconds());
+                }
                 return new Row(r.c(), r.engine(), r.perCall(), r.sweeps(), r.seconds(), r.cpuSeconds(), r.stolen(),
                         r.note().isEmpty() ? speedUp : speedUp + "; " + r.note());
             }

@@ -57,7 +57,7 @@ class BenchOnlyTest {
         List<String> rows = lines.stream().filter(l -> l.startsWith("| (a)")).collect(Collectors.toList());
         assertEquals(2, rows.size(), String.join("\n", rows));
         assertTrue(rows.get(0).contains("fused (Vector API), 1 thread") && rows.get(0).matches(".*\\| median of 3 runs \\([0-9.]+-[0-9.]+ M/s\\)(; the hypervisor took up to [0-9]+% of the cores' time)? \\|$"), rows.get(0));
-        assertTrue(rows.get(1).contains("fused (Vector API), 2 threads") && rows.get(1).matches(".*\\| [0-9.]+x 1 thread; median of 3 runs .*"), rows.get(1));
+        assertTrue(rows.get(1).contains("fused (Vector API), 2 threads") && rows.get(1).matches(".*\\| [0-9.]+x 1 thread, [0-9.]+x per CPU-second \\(cores in use [0-9.]+ against [0-9.]+\\); median of 3 runs .*"), rows.get(1));
         for (String row : rows) {
             // the row's rate is one of the runs: inside the range it prints
             String[] cells = row.split("\\|");
@@ -93,6 +93,16 @@ class BenchOnlyTest {
             assertEquals(one[6].trim(), two[6].trim(), "the pair has the same sweeps per call");
             double speedUp = Double.parseDouble(two[10].trim().replace(",", "")) / Double.parseDouble(one[10].trim().replace(",", ""));
             assertEquals(speedUp, Double.parseDouble(two[12].trim().split("x")[0]), 0.006, String.join("|", two));
+            // per CPU-second and the cores in use: the wall ratio split into engine and host
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                    "x 1 thread, ([0-9.]+)x per CPU-second \\(cores in use ([0-9.]+) against ([0-9.]+)\\)").matcher(two[12]);
+            assertTrue(m.find(), String.join("|", two));
+            double perCpu = Double.parseDouble(two[11].trim().replace(",", "")) / Double.parseDouble(one[11].trim().replace(",", ""));
+            assertEquals(perCpu, Double.parseDouble(m.group(1)), 0.006, String.join("|", two));
+            double coresTwo = Double.parseDouble(two[10].trim().replace(",", "")) / Double.parseDouble(two[11].trim().replace(",", ""));
+            double coresOne = Double.parseDouble(one[10].trim().replace(",", "")) / Double.parseDouble(one[11].trim().replace(",", ""));
+            assertEquals(coresTwo, Double.parseDouble(m.group(2)), 0.006, String.join("|", two));
+            assertEquals(coresOne, Double.parseDouble(m.group(3)), 0.006, String.join("|", one));
         }
     }
 
