@@ -143,8 +143,8 @@ public final class Checkpointer implements StateSink {
     }
 
     /**
-     * Refuses, before any training, a checkpoint folder that cannot be ours: an existing file, or a
-     * folder holding anything but checkpoints.
+     * Refuses, before any training, a checkpoint folder that cannot be ours: an existing file, a
+     * folder that is not writable, or one holding anything but checkpoints.
      */
     public static void checkWritable(Path dir) {
         checkWritable(new LocalFolder(dir));
@@ -160,13 +160,17 @@ public final class Checkpointer implements StateSink {
         if (problem != null) throw new BadInputException(dir + ": cannot write --checkpoint: " + problem);
     }
 
-    /** Why checkpoints cannot go into {@code dir} (a file; a folder holding other things; not writable), null when they can. */
+    /**
+     * Why checkpoints cannot go into {@code dir} (a file; a folder that is not writable; a folder
+     * holding other things), null when they can. Not writable is said first: clearing the folder
+     * would not help then.
+     */
     private static String unwritable(Folder dir) {
         if (!dir.exists()) return null;
         if (!dir.isFolder()) return "exists and is a file, not a folder";
+        if (!dir.writable()) return "the folder is not writable";
         String other = stranger(dir);
-        if (other != null) return "the folder holds " + other + ", which is not a structlr checkpoint; not writing into it";
-        return dir.writable() ? null : "the folder is not writable";
+        return other == null ? null : "the folder holds " + other + ", which is not a structlr checkpoint; not writing into it";
     }
 
     /** The first entry of the folder {@code dir} that is neither a checkpoint nor a save's leftover, null when there is none. */

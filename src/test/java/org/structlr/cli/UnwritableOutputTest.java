@@ -91,6 +91,35 @@ class UnwritableOutputTest {
         TrainPredictCommandTest.assertUsageError(r, PROC_SELF.resolve("i.json").toString(), "cannot write --output: " + notWritable);
     }
 
+    /**
+     * A --checkpoint folder that exists but is not writable ({@code /proc/self} itself), for a new
+     * run and a resumed one: one error line naming the folder, exit 2, before any training (a
+     * class whose every fit fails would otherwise end the run with exit 1), and nothing written:
+     * no model, no report, the resumed checkpoint folder as it was.
+     */
+    @Test
+    void anExistingCheckpointFolderThatIsNotWritableIsRefusedBeforeTraining() throws IOException {
+        needUnwritableFolder();
+        Path report = tmp.resolve("r.json"), out = tmp.resolve("M");
+        String refused = PROC_SELF + ": cannot write --checkpoint: the folder is not writable";
+        TrainPredictCommandTest.Run r = run(train("--unary", "crash", "--checkpoint", PROC_SELF.toString(), "--output", out.toString(),
+                "--report", report.toString()));
+        TrainPredictCommandTest.assertUsageError(r, refused);
+        assertEquals(List.of(), TrainPredictCommandTest.list(tmp), "nothing written");
+
+        Path ck = shared.resolve("ck");
+        r = run(train("--checkpoint", ck.toString()));
+        assertEquals(0, r.code(), r.err());
+        List<String> before = TrainPredictCommandTest.list(ck);
+        byte[] manifest = Files.readAllBytes(ck.resolve("iteration-000001").resolve("checkpoint.json"));
+        r = run("train", "--resume", ck.toString(), "--data", data.toString(), "--iterations", "2", "--quiet", "--threads", "1",
+                "--checkpoint", PROC_SELF.toString(), "--output", out.toString(), "--report", report.toString());
+        TrainPredictCommandTest.assertUsageError(r, refused);
+        assertEquals(List.of(), TrainPredictCommandTest.list(tmp), "nothing written");
+        assertEquals(before, TrainPredictCommandTest.list(ck), "the checkpoint folder resumed from as it was");
+        assertTrue(java.util.Arrays.equals(manifest, Files.readAllBytes(ck.resolve("iteration-000001").resolve("checkpoint.json"))));
+    }
+
     /** Below a regular file (a root-proof unwritable place too): refused naming the file. */
     @Test
     void outputsBelowARegularFileAreRefused() throws IOException {
