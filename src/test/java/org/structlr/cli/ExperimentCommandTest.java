@@ -273,6 +273,46 @@ class ExperimentCommandTest {
     }
 
     /**
+     * A finished pair whose model records its fcn options as builds before 0be186f did (every option,
+     * also those that do not apply: depth beside arch=dilated, freeze without an own network) is the
+     * same settings to --resume: read back, not trained again. A recorded option that applies with
+     * another value is still refused as other settings.
+     */
+    @Test
+    void aPairRecordedInTheOlderOptionFormatResumes() throws IOException {
+        Path out = tmp.resolve("fcn");
+        List<String> head = List.of("experiment", "denoise", "--table", "--kinds", "fcn", "--out", out.toString());
+        String[] tail = TINY.clone();
+        tail[java.util.Arrays.asList(tail).indexOf("--iterations") + 1] = "1";
+        Run r = run(args(head, tail));
+        assertEquals(0, r.code(), r.err());
+        Path model = out.resolve("pairs/fcn-fcn/model"), report = out.resolve("pairs/fcn-fcn/report.json");
+        org.structlr.model.ModelManifests.rewrite(model, m -> {
+            for (String role : List.of("unaryOptions", "pairwiseOptions")) {
+                com.fasterxml.jackson.databind.node.ObjectNode o = (com.fasterxml.jackson.databind.node.ObjectNode) m.path("settings").path(role);
+                assertFalse(o.has("depth") || o.has("freeze"), "this build records neither: " + o);
+                o.put("depth", 2).put("freeze", 0);
+            }
+        });
+        assertTrue(((java.util.Map<?, ?>) CrfModel.load(model).settings().get("unaryOptions")).containsKey("depth"), "the older record loads as written");
+        byte[] kept = Files.readAllBytes(report);
+        Files.delete(out.resolve("table.md"));
+        List<String> resume = new ArrayList<>(head);
+        resume.add("--resume");
+        r = run(args(resume, tail));
+        assertEquals(0, r.code(), r.err());
+        assertTrue(java.util.Arrays.equals(kept, Files.readAllBytes(report)), "read back, not trained again");
+        assertTrue(Files.isRegularFile(out.resolve("table.md")));
+
+        org.structlr.model.ModelManifests.rewrite(model, m -> ((com.fasterxml.jackson.databind.node.ObjectNode) m.path("settings")
+                .path("unaryOptions")).put("width", 8));
+        r = run(args(resume, tail));
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("fcn-fcn") && r.err().contains("other settings"), r.err());
+        assertTrue(java.util.Arrays.equals(kept, Files.readAllBytes(report)), "nothing rewritten");
+    }
+
+    /**
      * Two pairs at once on one thread each (--threads 2 --pairs-at-once 2) give the table of one
      * pair at a time on one thread: the same errors and objectives in every file, every pair's folder.
      */

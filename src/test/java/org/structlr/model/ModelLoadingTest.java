@@ -48,13 +48,7 @@ class ModelLoadingTest {
     }
 
     static Path resign(Path dir, Consumer<ObjectNode> change) throws IOException {
-        ObjectNode m = (ObjectNode) CrfModel.JSON.readTree(dir.resolve(CrfModel.MANIFEST).toFile());
-        m.remove(CrfModel.MANIFEST_SHA);
-        change.accept(m);
-        m.set("sha256", CrfModel.JSON.valueToTree(CrfModel.checksums(dir)));
-        m.put(CrfModel.MANIFEST_SHA, CrfModel.manifestHash(m));
-        CrfModel.JSON.writeValue(dir.resolve(CrfModel.MANIFEST).toFile(), m);
-        return dir;
+        return ModelManifests.rewrite(dir, change);
     }
 
     static void refused(Path dir, String... parts) {
