@@ -200,6 +200,8 @@ final class TrainCommand implements Callable<Integer> {
                 Dataset ds = Dataset.load(data.staged("--data"));
                 reportData = ds;
                 Training.checkApplicable(ds, unary, pairwise);
+                String trainSplit = ds.root().map(r -> r.resolve("train").toString()).orElse("train");
+                for (String w : Training.unfittedPairTypes(ds, settings.voidForm())) warn(trainSplit + ": " + w);
                 RowWeights weights = weights(ds, from);
                 String hash = DataHashes.dataHash(ds);
                 // the examples hash only where a checkpoint may be resumed on Spark (which cannot compute the data hash)

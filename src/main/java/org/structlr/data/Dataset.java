@@ -110,7 +110,9 @@ public final class Dataset {
             }
         }
         if (labelledTrain == 0) {
-            throw bad(root, first, "train", 0, "every training variable is void (label " + Example.VOID + "): nothing to learn from");
+            // the whole split's problem, not one file's: named by its folder
+            throw new BadInputException((root != null ? DatasetFiles.child(root, "train") : "train") + ": every training variable is void (label "
+                    + Example.VOID + ") in all " + train.size() + " example(s): nothing to learn from");
         }
         int l = given != null ? given : maxTrainLabel + 1;
         if (l < 2) {

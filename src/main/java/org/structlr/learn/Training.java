@@ -61,6 +61,37 @@ public final class Training {
         }
     }
 
+    /**
+     * The pairwise types of {@code data} that no fit will change, each said as a sentence for a
+     * warning: a type with no edge in the training examples (it occurs only in test or val), and,
+     * in the simple void form, a type whose every training edge touches a void variable (the form
+     * leaves such edges out, {@link VoidRows}). Their oracle problems have no row, so the learner
+     * skips their fits and their functions stay as they start: zero. Empty when every type trains.
+     */
+    public static List<String> unfittedPairTypes(Dataset data, VoidForm form) {
+        int types = data.numPairTypes();
+        long[] edges = new long[types], labelled = new long[types];
+        for (Example e : data.train()) {
+            int[] type = e.edgeTypes().orElse(null), y = e.labels();
+            for (int k = 0; k < e.numEdges(); k++) {
+                int t = type == null ? 0 : type[k];
+                edges[t]++;
+                if (y[e.edgeFrom(k)] != Example.VOID && y[e.edgeTo(k)] != Example.VOID) labelled[t]++;
+            }
+        }
+        List<String> names = pairTypeNames(types), out = new ArrayList<>();
+        for (int t = 0; t < types; t++) {
+            String type = "pairwise type '" + names.get(t) + "' (edge_type " + t + ")";
+            if (edges[t] == 0) {
+                out.add(type + " has no edge in the training examples: its function is not fitted and stays zero");
+            } else if (labelled[t] == 0 && form == VoidForm.SIMPLE) {
+                out.add(type + ": every training edge touches a void variable, which --void-form simple leaves out: its function is not"
+                        + " fitted and stays zero (--void-form clamped fits such edges)");
+            }
+        }
+        return out;
+    }
+
     /** Whether the class scores whole images (it needs every example to be an image). */
     private static boolean isWholeImage(String name) {
         return FunctionClasses.canonical(name).equals("fcn");

@@ -91,9 +91,11 @@ final class VoidRows {
     /**
      * The unary oracle problem of the labelled variables: rows {@code unaryRows} of the features,
      * labels, bias and row weights ({@link RowWeights}; null: all 1), placed in the images by
-     * {@code images} (null: not a grid batch); null when every row has weight 0.
+     * {@code images} (null: not a grid batch); null when no variable is labelled or every row has
+     * weight 0 (nothing to fit: the function stays as it was).
      */
     BiasedLogisticProblem unaryProblem(INDArray features, INDArray bias, double[] weights, ImageRows images) {
+        if (unaryRows.length == 0) return null;
         if (!any) return placed(weighted(new BiasedLogisticProblem(features, labels, bias, numLabels), weights), images);
         int[] y = pick(labels, unaryRows);
         ImageRows im = images == null ? null : new ImageRows(images.pixelFeatures(), images.layout(), pick(images.rows(), unaryRows), false);
@@ -104,14 +106,14 @@ final class VoidRows {
     /**
      * The oracle problem of pairwise type {@code t}'s edges with two labelled ends, from the type's
      * features, joint labels, bias and row weights (null: all 1; all in the type's edge order); null
-     * when no edge of the type has two labelled ends or every one weighs 0 (the type's function then
-     * stays as it was).
+     * when the batch has no edge of the type, none with two labelled ends, or every one weighs 0 (the
+     * type's function then stays as it was).
      */
     BiasedLogisticProblem pairProblem(int t, INDArray features, int[] jointLabels, INDArray bias, double[] weights, ImageRows images) {
         int c = numLabels * numLabels;
-        if (!any) return placed(weighted(new BiasedLogisticProblem(features, jointLabels, bias, c), weights), images);
         int[] rows = pairRows[t];
         if (rows.length == 0) return null;
+        if (!any) return placed(weighted(new BiasedLogisticProblem(features, jointLabels, bias, c), weights), images);
         ImageRows im = images == null ? null : new ImageRows(images.pixelFeatures(), images.layout(), pick(images.rows(), rows), true);
         return placed(weighted(new BiasedLogisticProblem(pairGather[t].from(features), pick(jointLabels, rows), pairGather[t].from(bias), c),
                 weights == null ? null : pick(weights, rows)), im);
