@@ -75,6 +75,10 @@ public final class Validation implements AutoCloseable {
         if (patience < 0) throw new IllegalArgumentException("patience must be at least 0, got " + patience);
         if (sweeps < 1) throw new IllegalArgumentException("validation sweeps must be at least 1, got " + sweeps);
         for (Example e : val) if (!e.hasLabels()) throw new IllegalArgumentException(e.name() + ": a val example has no labels");
+        // with no labelled pixel every check's mean IoU is NaN, and the first check would be kept as the best
+        if (val.stream().allMatch(e -> e.numLabelled() == 0)) {
+            throw new IllegalArgumentException("every val variable is void (label " + Example.VOID + "): validation has nothing to score the functions on");
+        }
         this.regions = regions;
         this.val = new ExampleBatch(val, numLabels, pairTypes, regions);
         this.eps = eps;

@@ -29,7 +29,8 @@ import org.structlr.oracle.ScoreFunction;
 
 /**
  * {@code train} on data where some of the model has nothing to fit (void labels, issue 21 item 2;
- * edge types): a training split whose every pixel is void is one error naming its folder; an
+ * edge types): a training split whose every pixel is void is one error naming its folder, and so
+ * is a val split void everywhere with --val-every; an
  * example whose every pixel is void trains with the others (in the simple form: the same functions
  * as without it); a pairwise type without a training row (every edge touching a void pixel in the
  * simple form, or no training edge at all) is not fitted, says so in one warning line, and the
@@ -126,6 +127,24 @@ class NothingToFitTest {
             TrainPredictCommandTest.assertUsageError(r, d.resolve("train") + ": every training variable is void (label -1) in all 3 example(s)");
             assertFalse(Files.exists(out), "nothing written");
         }
+    }
+
+    /**
+     * A val split void everywhere with --val-every: refused naming its folder, before training (every
+     * check's mean IoU would be NaN, and the first check's functions were kept as the best: a 3-iteration
+     * run saved iteration 1's).
+     */
+    @Test
+    void aValSplitWhoseEveryPixelIsVoidIsRefusedForValidation() throws IOException {
+        Path d = copy(tmp.resolve("d"), (e, k) -> e);
+        Files.createDirectories(d.resolve("val"));
+        try (Stream<Path> s = Files.list(d.resolve("test"))) {
+            for (Path p : s.toList()) ExampleIO.write(d.resolve("val").resolve(p.getFileName()), with(ExampleIO.read(p), NothingToFitTest::allVoid, t -> t));
+        }
+        Path out = tmp.resolve("out");
+        TrainPredictCommandTest.Run r = train(d, out, "--val-every", "1");
+        TrainPredictCommandTest.assertUsageError(r, d.resolve("val") + ": every val variable is void (label -1): option '--val-every' has nothing to score");
+        assertFalse(Files.exists(out), "nothing written");
     }
 
     /**

@@ -52,6 +52,27 @@ class ValidationTest {
         }
     }
 
+    /** Val examples without a labelled pixel have no mean IoU to compare (NaN): refused, not a first check kept as the best. */
+    @Test
+    void valExamplesVoidEverywhereAreRefused() {
+        Dataset d = new DenoisingGenerator().generate(1, 2, 6, 6, 9);
+        List<org.structlr.data.Example> allVoid = new ArrayList<>();
+        for (org.structlr.data.Example e : d.test()) {
+            int[] y = new int[e.numVariables()];
+            Arrays.fill(y, org.structlr.data.Example.VOID);
+            allVoid.add(org.structlr.data.Example.builder(e.unary(), e.unaryDim(), e.edges(), e.pairwise(), e.pairDim()).labels(y).numLabels(2).build());
+        }
+        IllegalArgumentException ex = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> new Validation(allVoid, 2, Training.pairTypeNames(1), 0.1, 1, 0, 10));
+        assertEquals("every val variable is void (label -1): validation has nothing to score the functions on", ex.getMessage());
+        // one labelled pixel is enough
+        int[] y = allVoid.get(0).labels();
+        y[3] = 1;
+        org.structlr.data.Example e = allVoid.get(0);
+        allVoid.set(0, org.structlr.data.Example.builder(e.unary(), e.unaryDim(), e.edges(), e.pairwise(), e.pairDim()).labels(y).numLabels(2).build());
+        new Validation(allVoid, 2, Training.pairTypeNames(1), 0.1, 1, 0, 10).close();
+    }
+
     @Test
     void patienceZeroNeverStops() {
         Dataset d = new DenoisingGenerator().generate(2, 2, 10, 10, 4);
