@@ -53,6 +53,8 @@ final class PartitionStates implements ExampleStates {
     private final int cutEvery;
     private final boolean lineageOnExecutors;
     private long trainVariables = -1, testVariables = -1;
+    /** Training rows per factor type (unary: the variables; a pairwise type: its edges), counted once by the executors. */
+    private final java.util.Map<Integer, Long> trainRows = new java.util.HashMap<>();
 
     private JavaRDD<Block> blocks;
     /** RDDs persisted since the last one known to be materialised (unpersisted once a later one is). */
@@ -251,8 +253,17 @@ final class PartitionStates implements ExampleStates {
         return out.size() == blocks ? out : null;
     }
 
+    /** The training rows of factor type {@code type} over all blocks, counted by the executors once (a type's edges never change). */
+    private long trainRows(int type) {
+        return trainRows.computeIfAbsent(type, t -> blocks.filter(b -> !b.test).map(b -> (long) DistributedFits.labels(b.batch(), t).length)
+                .fold(0L, Long::sum));
+    }
+
     @Override
     public ScoreFunction fit(int type, Oracle oracle, ScoreFunction previous) {
+        // a type with no training row (an edge_type only in test or val) has nothing to fit: its
+        // function stays, as BatchStates.fit leaves it on one machine
+        if (trainRows(type) == 0) return previous;
         int phase = type == Functions.UNARY ? Functions.UNARY : PAIR;
         if (biases != phase) {
             // the biases of this phase's fits, once: every evaluation of a distributed fit reads them
