@@ -277,11 +277,12 @@ final class TrainCommand implements Callable<Integer> {
     /** The validation of this run, on the data set's val examples. */
     private Validation validation(Dataset ds, LearnSettings settings) {
         if (ds.val().isEmpty()) throw new BadInputException(data + ": option '--val-every' needs val examples (a val/ folder), this data set has none");
-        if (ds.val().stream().allMatch(e -> e.hasLabels() && e.numLabelled() == 0)) {
-            throw new BadInputException(ds.root().map(r -> r.resolve("val").toString()).orElse("val") + ": every val variable is void (label "
-                    + org.structlr.data.Example.VOID + "): option '--val-every' has nothing to score the functions on");
+        try {
+            return new Validation(ds.val(), ds.numLabels(), Training.pairTypeNames(ds.numPairTypes()), regions, settings.eps(), valEvery, patience, valSweeps);
+        } catch (IllegalArgumentException e) {
+            // the options were checked above: what Validation refuses is the val split (e.g. void everywhere), named by its folder
+            throw new BadInputException(ds.root().map(r -> r.resolve("val").toString()).orElse("val") + ": " + e.getMessage());
         }
-        return new Validation(ds.val(), ds.numLabels(), Training.pairTypeNames(ds.numPairTypes()), regions, settings.eps(), valEvery, patience, valSweeps);
     }
 
     /** One line per validation check (standard output: the progress bar is on standard error). */

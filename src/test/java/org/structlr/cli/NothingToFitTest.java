@@ -143,7 +143,7 @@ class NothingToFitTest {
         }
         Path out = tmp.resolve("out");
         TrainPredictCommandTest.Run r = train(d, out, "--val-every", "1");
-        TrainPredictCommandTest.assertUsageError(r, d.resolve("val") + ": every val variable is void (label -1): option '--val-every' has nothing to score");
+        TrainPredictCommandTest.assertUsageError(r, d.resolve("val") + ": every val variable is void (label -1): validation has nothing to score");
         assertFalse(Files.exists(out), "nothing written");
     }
 
